@@ -1,0 +1,44 @@
+// One build for every runtime: the MCP server and the CLI (plain Node, no node_modules needed at
+// run time), with the sql.js WASM file copied beside them. `--watch` rebuilds on change.
+
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, readFileSync, chmodSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  legalComments: 'linked',
+  logLevel: 'warning',
+  define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version) },
+  // sql.js probes for these in browsers only.
+  external: [],
+};
+
+const builds = [
+  { ...node, entryPoints: { server: 'src/mcp/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+];
+
+mkdirSync('dist', { recursive: true });
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+  console.error('esbuild: watching');
+} else {
+  const started = Date.now();
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+  for (const file of ['dist/server.js', 'dist/cli.js']) chmodSync(file, 0o755);
+  console.error(`esbuild: built dist/ in ${Date.now() - started} ms`);
+}

@@ -1,0 +1,73 @@
+// Lint, including the layer boundaries of STYLE.md as errors: core imports nothing of ours and
+// neither vscode nor the MCP SDK; mcp and cli import core; only extension imports vscode.
+
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns) => ['error', { patterns }];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.test-results/**', '**/*.tmp.ts', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-console': 'off',
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['vscode'], message: 'src/core is plain Node: no vscode.' },
+        { group: ['@modelcontextprotocol/*'], message: 'src/core knows nothing of MCP.' },
+        { group: ['**/mcp/**', '**/cli/**', '**/extension/**', '**/webview/**', '**/shared/**'], message: 'src/core imports nothing of ours outside core.' },
+      ]),
+    },
+  },
+  {
+    files: ['src/mcp/**/*.ts', 'src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['vscode'], message: 'Only src/extension imports vscode.' },
+        { group: ['**/extension/**', '**/webview/**'], message: 'The server and CLI import core only.' },
+      ]),
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['vscode'], message: 'Only src/extension imports vscode.' },
+        { group: ['@modelcontextprotocol/*', '**/mcp/**'], message: 'The CLI calls core services, not MCP.' },
+        { group: ['**/extension/**', '**/webview/**'], message: 'The CLI imports core only.' },
+      ]),
+    },
+  },
+  {
+    files: ['src/extension/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['**/mcp/**', '@modelcontextprotocol/*'], message: 'The extension starts dist/server.js as a process; it never imports src/mcp.' },
+        { group: ['**/webview/**'], message: 'Webview code runs in the browser; share types through src/shared.' },
+      ]),
+    },
+  },
+  {
+    files: ['src/webview/**/*.ts', 'src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['vscode', 'node:*', 'sql.js', '@modelcontextprotocol/*'], message: 'Browser code: no vscode, no node, no sql.js.' },
+        { group: ['**/core/**', '**/mcp/**', '**/cli/**', '**/extension/**'], message: 'Webviews import src/shared only.' },
+      ]),
+    },
+  },
+  {
+    files: ['**/*.mjs', 'scripts/**/*.js', 'bench/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', URL: 'readonly' } },
+  },
+);

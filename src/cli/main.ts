@@ -1,0 +1,110 @@
+// The CLI's entry (dist/cli.js): global options, command dispatch, exit codes. Every command is a
+// thin wrapper over the same core services as the MCP tools.
+// Exit codes: 0 done, 1 failed (not found, ledger unavailable), 2 bad usage or invalid arguments.
+
+import { loadConfig } from '../core/config';
+import { isLedgerError } from '../core/errors';
+import { createLogger } from '../core/log';
+import { Services } from '../core/services';
+import { VERSION } from '../core/version';
+import { UsageError } from './args';
+import { LOG_COMMANDS, type Command, type CommandContext } from './logCommands';
+import { processOutput, type Output } from './output';
+
+const COMMANDS: readonly Command[] = [...LOG_COMMANDS];
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `Usage: agent-progress [--db PATH] COMMAND [options]
+
+The Agent Progress ledger from a terminal: the same ledger the MCP server and the VS Code view use.
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Global options:
+  --db PATH    ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db)
+  --help       show help (after a command: that command's help)
+  --version    print the version
+
+Run "agent-progress COMMAND --help" for a command's options.
+Exit codes: 0 done, 1 failed (not found, ledger unavailable), 2 bad usage or invalid arguments.`;
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
+
+export async function runCli(argv: string[], out: Output, io: { cwd: string; stdinIsTty: boolean; readStdin: () => Promise<string> }): Promise<number> {
+  let db: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--db') {
+      db = argv[++i];
+      if (db === undefined) {
+        out.error('agent-progress: --db needs a value');
+        return 2;
+      }
+    } else if (arg.startsWith('--db=')) db = arg.slice(5);
+    else rest.push(arg);
+  }
+  const [name, ...args] = rest;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? out.error : out.line)(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    out.line(VERSION);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    out.error(`agent-progress: unknown command "${name}". Commands: ${COMMANDS.map((c) => c.name).join(', ')}.`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    out.line(command.usage);
+    return 0;
+  }
+  const wantsJson = args.includes('--json');
+  let services: Services | undefined;
+  try {
+    const config = loadConfig({ env: db !== undefined ? { ...process.env, AGENT_PROGRESS_DB_PATH: db } : process.env, cwd: io.cwd });
+    const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, sink: (line) => out.error(line) });
+    logger.addSecret(config.openai.apiKey);
+    services = new Services({ config, logger });
+    const ctx: CommandContext = { services, out, cwd: io.cwd, readStdin: io.readStdin, stdinIsTty: io.stdinIsTty };
+    await command.run(args, ctx);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      out.error(`agent-progress ${name}: ${err.message}. Run "agent-progress ${name} --help".`);
+      return 2;
+    }
+    if (isLedgerError(err)) {
+      if (wantsJson) out.json({ error: err.toJSON() });
+      out.error(`agent-progress ${name}: ${err.message}`);
+      return err.code === 'invalid_argument' ? 2 : 1;
+    }
+    out.error(`agent-progress ${name}: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    await services?.close();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), processOutput, { cwd: process.cwd(), stdinIsTty: Boolean(process.stdin.isTTY), readStdin }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`agent-progress: fatal: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,168 @@
+// The progress log's rules (seed progress-tracker §4-5): validation, project auto-creation, ids,
+// search filters, and summaries generated once and cached. Every transport calls this; none
+// talks to the store directly.
+
+import { nanoid } from 'nanoid';
+import { LedgerError, notFound } from '../errors';
+import type { Logger } from '../log';
+import type { ProgressStore } from '../storage/store';
+import { fold } from '../text';
+import { parseInput, parseIsoDate } from '../validation';
+import {
+  getContextInput,
+  LIMITS,
+  logProgressInput,
+  searchLogsInput,
+  type GetContextOutput,
+  type LogProgressOutput,
+  type SearchLogsOutput,
+} from './schemas';
+import type { SummaryProvider, Summariser } from './summariser';
+import type { EntryListing, LogEntry, ProjectInfo, TagCount } from './types';
+
+/** 12 characters of nanoid's URL-safe alphabet (seed §3.3). */
+export const newEntryId = (): string => nanoid(12);
+
+export interface ProgressServiceDeps {
+  store: ProgressStore;
+  summariser: Summariser;
+  logger: Logger;
+  clock?: () => Date;
+  newId?: () => string;
+}
+
+export interface GetContextOptions {
+  /** Providers to try before the configured ones, e.g. the connected client's sampling. */
+  summaryProviders?: readonly SummaryProvider[];
+  signal?: AbortSignal;
+}
+
+export interface SearchResult extends SearchLogsOutput {
+  /** The same entries with everything a listing shows (agent, summary flag). */
+  listings: EntryListing[];
+}
+
+/** Tags without surrounding blanks and without case-insensitive repeats; first spelling kept. */
+export function normaliseTags(tags: readonly string[] | undefined): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of tags ?? []) {
+    const tag = raw.trim();
+    const key = fold(tag);
+    if (tag.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    out.push(tag);
+  }
+  return out;
+}
+
+export class ProgressService {
+  private readonly clock: () => Date;
+  private readonly newId: () => string;
+
+  constructor(private readonly deps: ProgressServiceDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+    this.newId = deps.newId ?? newEntryId;
+  }
+
+  async logProgress(raw: unknown): Promise<LogProgressOutput> {
+    const input = parseInput(logProgressInput, raw);
+    const agentId = input.agentId && input.agentId.trim() !== '' ? input.agentId : null;
+    const createdAt = this.clock().toISOString();
+    for (let attempt = 0; ; attempt++) {
+      const id = this.newId();
+      try {
+        await this.deps.store.insertEntry({
+          id,
+          projectId: input.projectId,
+          title: input.title,
+          content: input.content,
+          createdAt,
+          tags: normaliseTags(input.tags),
+          agentId,
+        });
+        return { id, projectId: input.projectId, title: input.title, createdAt };
+      } catch (err) {
+        if (err instanceof LedgerError && err.code === 'conflict' && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+
+  async getContext(raw: unknown, options: GetContextOptions = {}): Promise<GetContextOutput> {
+    const input = parseInput(getContextInput, raw);
+    const entry = await this.requireEntry(input.projectId, input.id);
+    let summary = entry.summary;
+    let source = entry.summarySource ?? undefined;
+    if (summary === null) {
+      const made = await this.deps.summariser.summarise(entry, options.summaryProviders ?? [], options.signal);
+      summary = made.summary;
+      source = made.source;
+      if (made.source !== 'fallback') {
+        // Another agent may have cached one meanwhile; theirs wins so every reader sees the same.
+        const kept = await this.deps.store.saveSummary(entry.projectId, entry.id, made.summary, made.source);
+        summary = kept.summary;
+        source = kept.source;
+      }
+    }
+    const out: GetContextOutput = {
+      id: entry.id,
+      projectId: entry.projectId,
+      title: entry.title,
+      summary,
+      createdAt: entry.createdAt,
+      tags: entry.tags,
+      agentId: entry.agentId,
+    };
+    if (source) out.summarySource = source;
+    if (input.includeFull) out.content = entry.content;
+    return out;
+  }
+
+  async searchLogs(raw: unknown): Promise<SearchResult> {
+    const input = parseInput(searchLogsInput, raw);
+    const start = input.startDate ? parseIsoDate(input.startDate) : undefined;
+    const end = input.endDate ? parseIsoDate(input.endDate) : undefined;
+    let endIso = end?.iso;
+    if (end?.dateOnly) endIso = new Date(Date.parse(end.iso) + 86_400_000 - 1).toISOString();
+    if (start && endIso && start.iso > endIso) {
+      throw new LedgerError('invalid_argument', `startDate (${input.startDate}) is after endDate (${input.endDate}); swap them or widen the range`);
+    }
+    const page = await this.deps.store.searchEntries({
+      projectId: input.projectId,
+      ...(input.query !== undefined && input.query.trim() !== '' ? { query: input.query } : {}),
+      ...(input.text !== undefined && input.text.trim() !== '' ? { text: input.text } : {}),
+      ...(input.tags && input.tags.length > 0 ? { tags: normaliseTags(input.tags) } : {}),
+      ...(start ? { startDate: start.iso } : {}),
+      ...(endIso ? { endDate: endIso } : {}),
+      limit: input.limit ?? LIMITS.defaultSearchLimit,
+    });
+    return {
+      entries: page.entries.map((e) => ({ id: e.id, title: e.title, createdAt: e.createdAt, tags: e.tags })),
+      total: page.total,
+      listings: page.entries,
+    };
+  }
+
+  /** The whole entry, content included (CLI show, the extension's entry view). */
+  async showEntry(id: string, projectId?: string): Promise<LogEntry> {
+    if (projectId !== undefined) return this.requireEntry(projectId, id);
+    const entry = await this.deps.store.findEntry(id);
+    if (!entry) throw notFound(`Entry not found: ${id}. Use search to find ids.`);
+    return entry;
+  }
+
+  listProjects(): Promise<ProjectInfo[]> {
+    return this.deps.store.listProjects();
+  }
+
+  listTags(projectId: string): Promise<TagCount[]> {
+    return this.deps.store.listTags(projectId);
+  }
+
+  private async requireEntry(projectId: string, id: string): Promise<LogEntry> {
+    const entry = await this.deps.store.getEntry(projectId, id);
+    if (!entry) throw notFound(`Entry not found: ${id} in project ${projectId}. Use search_logs to find ids.`, { projectId, id });
+    return entry;
+  }
+}

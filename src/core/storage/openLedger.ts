@@ -1,0 +1,48 @@
+// Opens the ledger behind the store interface. Today: the embedded sql.js engine at a file path.
+
+import type { Logger } from '../log';
+import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
+import { MIGRATIONS } from './sqlite/migrations';
+import { SqliteProgressStore } from './sqlite/progressRepo';
+import { bm25 } from './sqlite/search';
+import type { Ledger, LedgerChange, LedgerStats } from './store';
+
+export interface OpenLedgerOptions {
+  /** Absolute path of the ledger file; companion files sit beside it. */
+  file: string;
+  logger?: Logger;
+  /** Watch for other processes' writes and fire onDidChange (views); off for servers. */
+  watch?: boolean;
+  /** false in processes that only read and must keep memory low (the extension host). */
+  checkpoint?: Partial<CheckpointPolicy> | false;
+  lockTimeoutMs?: number;
+}
+
+export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
+  const engine = await SqliteEngine.open({
+    file: options.file,
+    migrations: MIGRATIONS,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
+    ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+    functions: { ap_bm25: (blob) => bm25(blob) },
+  });
+  const progress = new SqliteProgressStore(engine);
+  return {
+    location: options.file,
+    progress,
+    get notices() {
+      return engine.notices;
+    },
+    onDidChange: (listener: (change: LedgerChange) => void) => engine.onDidChange((c) => listener({ foreign: c.foreign })),
+    refresh: async () => {
+      engine.refresh();
+    },
+    stats: async (): Promise<LedgerStats> => ({ backend: 'sqlite', location: options.file, ...engine.stats() }),
+    compact: async () => {
+      await engine.checkpoint();
+    },
+    close: () => engine.close(),
+  };
+}

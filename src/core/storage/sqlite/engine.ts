@@ -1,0 +1,893 @@
+// The embedded storage engine: sql.js in memory, made durable by an append-only, checksummed
+// journal fsynced per transaction, shared by several processes through a file lock and catch-up
+// on the journal, compacted by snapshots written when the journal grows or the ledger is idle.
+// Knows SQL and files; nothing of progress entries, tasks or MCP.
+//
+// Files beside the ledger path P:  P (snapshot, a SQLite file)  P.journal  P.lock
+// Invariant: state = snapshot of generation G + every record of journal G, in sequence order.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import { LedgerError } from '../../errors';
+import { silentLogger, type Logger } from '../../log';
+import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
+import { FileLock } from '../fileLock';
+import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
+import { loadSqlJs } from './sqlJs';
+
+export type { SqlValue } from './journal';
+export type Row = Record<string, SqlValue>;
+
+export interface ReadTx {
+  get<T = Row>(sql: string, params?: SqlValue[]): T | undefined;
+  all<T = Row>(sql: string, params?: SqlValue[]): T[];
+}
+
+export interface WriteTx extends ReadTx {
+  /** Runs a statement that changes data; it is journaled. Must be deterministic given its params. */
+  run(sql: string, params?: SqlValue[]): { changes: number };
+}
+
+export interface Migration {
+  version: number;
+  description: string;
+  statements: readonly string[];
+}
+
+export interface CheckpointPolicy {
+  /** Journal size that always triggers a snapshot. */
+  minBytes: number;
+  /** A snapshot is also due when the journal exceeds this fraction of the snapshot's size. */
+  snapshotRatio: number;
+  /** Quiet time after the last write before an idle snapshot is considered. */
+  idleMs: number;
+  /** Journal size below which an idle snapshot is not worth writing. */
+  idleMinBytes: number;
+}
+
+export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapshotRatio: 0.5, idleMs: 15_000, idleMinBytes: 256 << 10 };
+
+export interface EngineOptions {
+  /** Ledger (snapshot) path; companion files sit beside it. */
+  file: string;
+  migrations: readonly Migration[];
+  logger?: Logger;
+  /** false: never write snapshots from this process (a reader such as the extension host). */
+  checkpoint?: Partial<CheckpointPolicy> | false;
+  /** Watch the journal and apply foreign writes within ~250 ms, firing change events. */
+  watch?: boolean;
+  lockTimeoutMs?: number;
+  /** SQL functions available to queries (not to journaled statements: they must be deterministic). */
+  functions?: Record<string, (...args: SqlValue[]) => SqlValue>;
+}
+
+export interface EngineChange {
+  /** true when another process wrote; false for this process's own writes. */
+  foreign: boolean;
+  seq: number;
+}
+
+export interface EngineStats {
+  file: string;
+  generation: number;
+  seq: number;
+  snapshotBytes: number;
+  journalBytes: number;
+  checkpoints: number;
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+/** PRAGMA application_id of a ledger snapshot: "APLG". */
+export const APPLICATION_ID = 0x41504c47;
+const READ_CHUNK = 8 << 20;
+const PRAGMAS = 'PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;';
+
+interface OpenJournal {
+  fd: number;
+  ino: number;
+  dev: number;
+  generation: number;
+  /** Bytes of this journal already applied (header included). */
+  offset: number;
+}
+
+interface SnapshotIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  generation: number;
+}
+
+/** Reads the SQLite header's user_version (bytes 60..63), where a snapshot keeps its generation. */
+function readSnapshotHeader(file: string): { generation: number; applicationId: number } | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const head = Buffer.alloc(100);
+    const n = fs.readSync(fd, head, 0, 100, 0);
+    if (n < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) return { generation: -1, applicationId: 0 };
+    return { generation: head.readUInt32BE(60), applicationId: head.readUInt32BE(68) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+  idle(): Promise<void> {
+    return this.tail;
+  }
+}
+
+export class SqliteEngine {
+  readonly file: string;
+  readonly journalPath: string;
+  /** Things a person should know, such as a file moved aside. Shown by the transports. */
+  readonly notices: string[] = [];
+
+  private db!: Database;
+  private statements = new Map<string, Statement>();
+  private journal: OpenJournal | undefined;
+  private generation = 0;
+  private lastSeq = 0;
+  private snapshotBytes = 0;
+  private snapshotId: SnapshotIdentity | undefined;
+  private checkpoints = 0;
+  private closed = false;
+  private readonly lock: FileLock;
+  private readonly mutex = new Mutex();
+  private readonly logger: Logger;
+  private readonly policy: CheckpointPolicy | undefined;
+  private readonly listeners = new Set<(change: EngineChange) => void>();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private checkpointQueued = false;
+  private watcher: fs.FSWatcher | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private catchUpQueued = false;
+  private tooNew: string | undefined;
+
+  private constructor(
+    private readonly sql: SqlJsStatic,
+    private readonly options: EngineOptions,
+  ) {
+    this.file = options.file;
+    this.journalPath = `${options.file}.journal`;
+    this.logger = options.logger ?? silentLogger;
+    this.lock = new FileLock(`${options.file}.lock`, this.logger, options.lockTimeoutMs);
+    this.policy = options.checkpoint === false ? undefined : { ...DEFAULT_CHECKPOINT, ...(options.checkpoint ?? {}) };
+  }
+
+  static async open(options: EngineOptions): Promise<SqliteEngine> {
+    const sql = await loadSqlJs();
+    const dir = path.dirname(options.file);
+    try {
+      ensurePrivateDir(dir);
+      fs.accessSync(dir, fs.constants.W_OK);
+    } catch (err) {
+      throw new LedgerError('unavailable', `The ledger folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}). Choose another path with AGENT_PROGRESS_DB_PATH or fix its permissions.`);
+    }
+    const engine = new SqliteEngine(sql, options);
+    await engine.load();
+    if (options.watch) engine.startWatching();
+    return engine;
+  }
+
+  // ---- public API --------------------------------------------------------------------------
+
+  /** Runs `fn` on the latest state of the ledger (this process's and every other's writes). */
+  read<T>(fn: (tx: ReadTx) => T): T {
+    this.assertUsable();
+    this.catchUp(false);
+    this.assertUsable(); // catching up may have brought a schema this build cannot read
+    return fn(this.readTx());
+  }
+
+  /**
+   * Runs `fn` in a transaction under the inter-process lock, after catching up. Statements it
+   * runs are journaled and fsynced before this resolves; if `fn` throws, nothing is kept.
+   */
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    this.assertUsable();
+    return this.mutex.run(async () => {
+      this.assertUsable();
+      await this.lock.acquire();
+      try {
+        return this.writeLocked(fn);
+      } finally {
+        this.lock.release();
+      }
+    });
+  }
+
+  /** Writes a snapshot now and starts a new journal. Returns false when there was nothing to do. */
+  checkpoint(): Promise<boolean> {
+    this.assertUsable();
+    return this.mutex.run(async () => {
+      if (this.closed) return false;
+      await this.lock.acquire();
+      try {
+        return this.checkpointLocked();
+      } finally {
+        this.lock.release();
+      }
+    });
+  }
+
+  onDidChange(listener: (change: EngineChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Applies foreign writes now (what the watcher does on its own). Returns how many. */
+  refresh(): number {
+    this.assertUsable();
+    return this.catchUp(false);
+  }
+
+  stats(): EngineStats {
+    return {
+      file: this.file,
+      generation: this.generation,
+      seq: this.lastSeq,
+      snapshotBytes: this.snapshotBytes,
+      journalBytes: this.journal ? this.journal.offset - HEADER_SIZE : 0,
+      checkpoints: this.checkpoints,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.stopWatching();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    await this.mutex.idle();
+    this.closed = true;
+    if (this.journal) fs.closeSync(this.journal.fd);
+    this.journal = undefined;
+    this.freeStatements();
+    this.db.close();
+    this.listeners.clear();
+  }
+
+  // ---- loading -----------------------------------------------------------------------------
+
+  private async load(): Promise<void> {
+    const state = this.loadUnlocked();
+    const needsLock = state !== 'ok' || this.schemaVersion() < this.latestVersion();
+    if (needsLock) {
+      await this.mutex.run(async () => {
+        await this.lock.acquire();
+        try {
+          if (state === 'corrupt') this.recoverCorruptLocked();
+          if (state === 'bad-journal') this.moveBadJournalAsideLocked();
+          this.catchUp(true);
+          this.ensureJournalLocked();
+          this.migrateLocked();
+        } finally {
+          this.lock.release();
+        }
+      });
+    }
+    this.checkSchemaNotTooNew();
+    if (this.tooNew) throw new LedgerError('unavailable', this.tooNew);
+    this.scheduleCheckpointIfDue();
+  }
+
+  /**
+   * Loads snapshot and journal without the lock. 'ok' when they agree; 'repair' when a writer
+   * must create or rotate the journal; 'corrupt' when the snapshot cannot be read.
+   */
+  private loadUnlocked(): 'ok' | 'repair' | 'corrupt' | 'bad-journal' {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const snap = this.readSnapshot();
+      if (snap === 'corrupt') {
+        this.adoptEmpty();
+        return 'corrupt';
+      }
+      const opened = this.tryOpenJournalFile();
+      if (opened === undefined) return 'repair';
+      if (typeof opened === 'string') return 'bad-journal';
+      if (opened.generation === this.generation) {
+        this.journal = opened;
+        this.catchUp(false);
+        return 'ok';
+      }
+      fs.closeSync(opened.fd);
+      // Journal older than the snapshot: a rotation is under way or was cut short.
+      if (opened.generation < this.generation) return 'repair';
+      // Journal newer: a snapshot was written after we read ours. Read again.
+    }
+    throw new LedgerError(
+      'unavailable',
+      `The ledger journal ${this.journalPath} belongs to a later snapshot than ${this.file} (was the snapshot replaced or deleted?). Restore ${path.basename(this.file)} from a backup, or move ${path.basename(this.journalPath)} aside to start from the snapshot.`,
+    );
+  }
+
+  private adoptEmpty(): void {
+    this.replaceDb(new this.sql.Database());
+    this.generation = 0;
+    this.lastSeq = 0;
+    this.snapshotBytes = 0;
+    this.snapshotId = undefined;
+  }
+
+  /** Loads the snapshot file into memory (or an empty database when there is none). */
+  private readSnapshot(): 'ok' | 'corrupt' {
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.adoptEmpty();
+        return 'ok';
+      }
+      throw new LedgerError('unavailable', `Cannot read the ledger ${this.file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
+    }
+    if (bytes.length < 100 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 'corrupt';
+    const appId = bytes.readUInt32BE(68);
+    if (appId !== APPLICATION_ID) {
+      throw new LedgerError(
+        'invalid_argument',
+        `${this.file} is a SQLite database but not an Agent Progress ledger. It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH).`,
+      );
+    }
+    let db: Database;
+    try {
+      db = new this.sql.Database(bytes);
+      const row = db.exec('SELECT generation, base_seq FROM _ledger_snapshot WHERE id = 1')[0]?.values[0];
+      db.exec("SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+      if (!row) throw new Error('no snapshot row');
+      this.replaceDb(db);
+      this.generation = Number(row[0]);
+      this.lastSeq = Number(row[1]);
+    } catch {
+      return 'corrupt';
+    }
+    this.snapshotBytes = bytes.length;
+    this.rememberSnapshot(this.generation);
+    return 'ok';
+  }
+
+  /** Moves an unreadable snapshot and its journal aside (never deleted), then starts afresh. */
+  private recoverCorruptLocked(): void {
+    const again = this.readSnapshot();
+    if (again === 'ok') return; // someone repaired it meanwhile
+    const suffix = `corrupt-${timestampForFileName()}`;
+    const moved: string[] = [];
+    for (const file of [this.file, this.journalPath]) {
+      if (!fs.existsSync(file)) continue;
+      const target = `${file}.${suffix}`;
+      renameWithRetrySync(file, target);
+      moved.push(target);
+    }
+    fsyncDir(path.dirname(this.file));
+    if (this.journal) {
+      fs.closeSync(this.journal.fd);
+      this.journal = undefined;
+    }
+    this.adoptEmpty();
+    const notice = `The ledger ${this.file} could not be read (not a valid SQLite file). It was moved aside to ${moved.join(' and ')} and a new, empty ledger was started. Nothing was deleted.`;
+    this.notices.push(notice);
+    this.logger.error(notice);
+  }
+
+  private moveBadJournalAsideLocked(): void {
+    const problem = this.tryOpenJournalFile();
+    if (typeof problem !== 'string') {
+      if (problem) fs.closeSync(problem.fd);
+      return;
+    }
+    const target = `${this.journalPath}.unreadable-${timestampForFileName()}`;
+    renameWithRetrySync(this.journalPath, target);
+    fsyncDir(path.dirname(this.file));
+    const notice = `The ledger journal ${this.journalPath} could not be read (${problem}). It was moved aside to ${target}; the ledger continues from its last snapshot. Nothing was deleted.`;
+    this.notices.push(notice);
+    this.logger.error(notice);
+  }
+
+  private openJournalFile(): OpenJournal | undefined {
+    const opened = this.tryOpenJournalFile();
+    if (typeof opened === 'string') {
+      throw new LedgerError('unavailable', `The ledger journal ${this.journalPath} is unreadable: ${opened}. Reopen the ledger to move it aside and recover from the last snapshot.`);
+    }
+    return opened;
+  }
+
+  private tryOpenJournalFile(): OpenJournal | string | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.journalPath, 'r+');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new LedgerError('unavailable', `Cannot open the ledger journal ${this.journalPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
+    }
+    const head = Buffer.alloc(HEADER_SIZE);
+    const n = fs.readSync(fd, head, 0, HEADER_SIZE, 0);
+    const header = decodeHeader(head.subarray(0, n));
+    if (typeof header === 'string') {
+      fs.closeSync(fd);
+      return header;
+    }
+    const st = fs.fstatSync(fd);
+    return { fd, ino: st.ino, dev: st.dev, generation: header.generation, offset: HEADER_SIZE };
+  }
+
+  // ---- catching up ---------------------------------------------------------------------------
+
+  /**
+   * Applies records other processes appended since we last looked, following the journal across
+   * rotations. Under the lock, a torn tail (a write cut off by a crash, never acknowledged) is cut
+   * off; without it, a short tail may be a write in progress and is left for later.
+   */
+  private catchUp(locked: boolean): number {
+    let applied = 0;
+    for (let hops = 0; hops < 16; hops++) {
+      if (!this.journal) {
+        const opened = this.openJournalFile();
+        if (!opened) return applied;
+        if (opened.generation !== this.generation) {
+          fs.closeSync(opened.fd);
+          if (opened.generation < this.generation) return applied; // stale; a writer will rotate it
+          applied += this.reloadFromDisk();
+          continue;
+        }
+        this.journal = opened;
+      }
+      applied += this.applyNewRecords(this.journal, locked);
+      let st: fs.Stats;
+      try {
+        st = fs.statSync(this.journalPath);
+      } catch {
+        return applied; // moved away by hand; keep what we have
+      }
+      if (st.ino === this.journal.ino && st.dev === this.journal.dev) return applied;
+      // Rotated: the old journal is final now. Finish it, then step onto the new one.
+      applied += this.applyNewRecords(this.journal, locked);
+      fs.closeSync(this.journal.fd);
+      this.journal = undefined;
+      const next = this.openJournalFile();
+      if (!next) return applied;
+      if (next.generation === this.generation + 1 && this.headerBaseSeq(next) === this.lastSeq) {
+        this.journal = next;
+        this.generation = next.generation;
+        continue;
+      }
+      fs.closeSync(next.fd);
+      applied += this.reloadFromDisk();
+    }
+    return applied;
+  }
+
+  private headerBaseSeq(journal: OpenJournal): number {
+    const head = Buffer.alloc(HEADER_SIZE);
+    fs.readSync(journal.fd, head, 0, HEADER_SIZE, 0);
+    const header = decodeHeader(head);
+    return typeof header === 'string' ? -1 : header.baseSeq;
+  }
+
+  /** We fell too far behind (a whole generation passed): start over from the files. */
+  private reloadFromDisk(): number {
+    const before = this.lastSeq;
+    if (this.journal) {
+      fs.closeSync(this.journal.fd);
+      this.journal = undefined;
+    }
+    const state = this.loadUnlocked();
+    if (state === 'corrupt' || state === 'bad-journal') throw new LedgerError('unavailable', `The ledger ${this.file} became unreadable while open. Reopen it to recover.`);
+    this.emit({ foreign: true, seq: this.lastSeq });
+    return Math.max(1, this.lastSeq - before);
+  }
+
+  private applyNewRecords(journal: OpenJournal, locked: boolean): number {
+    const size = fs.fstatSync(journal.fd).size;
+    if (size <= journal.offset) return 0;
+    let applied = 0;
+    let buf = Buffer.alloc(0);
+    let bufStart = journal.offset;
+    let at = 0;
+    const batch: JournalRecord[] = [];
+    const flush = (): void => {
+      if (batch.length === 0) return;
+      this.applyRecords(batch);
+      applied += batch.length;
+      batch.length = 0;
+    };
+    while (bufStart + at < size) {
+      const step = parseRecordAt(buf, at);
+      if (step.kind === 'record') {
+        if (step.record.seq !== this.lastSeq + batch.length + 1) {
+          flush();
+          throw new LedgerError('internal', `The ledger journal ${this.journalPath} is out of sequence at record ${step.record.seq} (expected ${this.lastSeq + 1}). Another program may have written it; restore it from a backup or move it aside.`);
+        }
+        batch.push(step.record);
+        at += step.size;
+        if (batch.length >= 512) {
+          flush();
+          journal.offset = bufStart + at;
+        }
+        continue;
+      }
+      if (step.kind === 'incomplete') {
+        const start = bufStart + at;
+        const want = Math.max(step.needed, Math.min(READ_CHUNK, size - start));
+        if (start + step.needed > size) {
+          flush();
+          journal.offset = start;
+          if (locked) this.cutTornTail(journal, start, size, 'the last record is incomplete');
+          return applied;
+        }
+        buf = Buffer.alloc(Math.min(want, size - start));
+        fs.readSync(journal.fd, buf, 0, buf.length, start);
+        bufStart = start;
+        at = 0;
+        continue;
+      }
+      flush();
+      journal.offset = bufStart + at;
+      if (locked) this.cutTornTail(journal, journal.offset, size, step.reason);
+      return applied;
+    }
+    flush();
+    journal.offset = bufStart + at;
+    return applied;
+  }
+
+  private cutTornTail(journal: OpenJournal, at: number, size: number, reason: string): void {
+    if (size - at > 1 << 20 || !reason.includes('incomplete')) {
+      // More than a torn write would leave, or damaged bytes: keep them for inspection.
+      const keep = `${this.journalPath}.tail-${timestampForFileName()}-${at}`;
+      const bytes = Buffer.alloc(size - at);
+      fs.readSync(journal.fd, bytes, 0, bytes.length, at);
+      fs.writeFileSync(keep, bytes, { mode: FILE_MODE });
+      const notice = `${size - at} bytes at the end of ${this.journalPath} could not be read (${reason}) and were set aside in ${keep}.`;
+      this.notices.push(notice);
+      this.logger.warn(notice);
+    }
+    fs.ftruncateSync(journal.fd, at);
+    fs.fdatasyncSync(journal.fd);
+    this.logger.warn(`Ignored a torn tail of ${size - at} bytes at the end of ${this.journalPath} (${reason}): a write cut off before it was acknowledged`);
+  }
+
+  private applyRecords(records: JournalRecord[]): void {
+    this.db.run('BEGIN');
+    try {
+      for (const record of records) for (const [sql, params] of record.ops) this.statement(sql).run(params);
+      this.db.run('COMMIT');
+    } catch (err) {
+      this.db.run('ROLLBACK');
+      throw new LedgerError('internal', `Journal record ${records[0]?.seq ?? '?'} of ${this.journalPath} could not be applied (${(err as Error).message}). It may come from a newer Agent Progress; update this one.`);
+    }
+    this.lastSeq = records[records.length - 1]!.seq;
+    this.checkSchemaNotTooNew();
+    this.emit({ foreign: true, seq: this.lastSeq });
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  private writeLocked<T>(fn: (tx: WriteTx) => T): T {
+    this.catchUp(true);
+    this.ensureJournalLocked();
+    this.assertUsable();
+    const journal = this.journal!;
+    const ops: Op[] = [];
+    this.db.run('BEGIN');
+    let result: T;
+    try {
+      result = fn(this.writeTx(ops));
+    } catch (err) {
+      this.db.run('ROLLBACK');
+      throw err;
+    }
+    if (ops.length === 0) {
+      this.db.run('COMMIT');
+      return result;
+    }
+    const seq = this.lastSeq + 1;
+    const record = encodeRecord({ seq, time: Date.now(), ops });
+    try {
+      writeAllSync(journal.fd, record, journal.offset);
+      fs.fdatasyncSync(journal.fd);
+    } catch (err) {
+      this.db.run('ROLLBACK');
+      try {
+        fs.ftruncateSync(journal.fd, journal.offset);
+      } catch {
+        // the next writer cuts the torn tail
+      }
+      throw new LedgerError('unavailable', `Could not write the ledger journal ${this.journalPath} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Free disk space or fix permissions, then retry; nothing was saved.`, { retryable: true });
+    }
+    this.db.run('COMMIT');
+    journal.offset += record.length;
+    this.lastSeq = seq;
+    this.emit({ foreign: false, seq });
+    this.scheduleCheckpointIfDue();
+    return result;
+  }
+
+  /**
+   * Under the lock: makes sure the journal exists and belongs to the snapshot's generation,
+   * finishing a rotation that a crashed process left half done.
+   */
+  private ensureJournalLocked(): void {
+    const snapGen = this.snapshotGenerationOnDisk();
+    if (this.journal && snapGen <= this.generation) return;
+    if (snapGen > this.generation + 1) {
+      // Several generations passed without us seeing their journals: reload from the files.
+      this.reloadFromDisk();
+      if (this.journal && this.snapshotGenerationOnDisk() <= this.generation) return;
+    }
+    if (this.journal && snapGen === this.generation + 1) {
+      // The snapshot holds everything in our journal (we are caught up under the lock).
+      this.generation = snapGen;
+    }
+    if (this.journal) {
+      fs.closeSync(this.journal.fd);
+      this.journal = undefined;
+    }
+    const existing = this.openJournalFile();
+    if (existing && existing.generation === this.generation) {
+      this.journal = existing;
+      this.catchUp(true);
+      return;
+    }
+    if (existing) fs.closeSync(existing.fd);
+    this.createJournalLocked(this.generation, this.lastSeq);
+  }
+
+  /** The generation of the snapshot file now on disk; a stat per call, a header read when it changed. */
+  private snapshotGenerationOnDisk(): number {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(this.file);
+    } catch {
+      return 0;
+    }
+    const known = this.snapshotId;
+    if (known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known.generation;
+    const header = readSnapshotHeader(this.file);
+    const generation = header && header.generation >= 0 ? header.generation : 0;
+    this.snapshotId = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, generation };
+    return generation;
+  }
+
+  private rememberSnapshot(generation: number): void {
+    const st = fs.statSync(this.file);
+    this.snapshotId = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, generation };
+  }
+
+  private createJournalLocked(generation: number, baseSeq: number): void {
+    const tmp = tempPathFor(this.journalPath);
+    const fd = fs.openSync(tmp, 'wx', FILE_MODE);
+    try {
+      writeAllSync(fd, encodeHeader({ generation, baseSeq }), 0);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    renameWithRetrySync(tmp, this.journalPath);
+    fsyncDir(path.dirname(this.journalPath));
+    const opened = this.openJournalFile();
+    if (!opened) throw new LedgerError('internal', `The ledger journal ${this.journalPath} vanished right after it was created`);
+    this.journal = opened;
+  }
+
+  private checkpointLocked(): boolean {
+    this.catchUp(true);
+    this.ensureJournalLocked();
+    const journal = this.journal!;
+    if (journal.offset <= HEADER_SIZE && fs.existsSync(this.file)) return false;
+    const nextGen = this.generation + 1;
+    const started = Date.now();
+    this.db.run('CREATE TABLE IF NOT EXISTS _ledger_snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, base_seq INTEGER NOT NULL, written_at TEXT NOT NULL)');
+    this.db.run('INSERT OR REPLACE INTO _ledger_snapshot (id, generation, base_seq, written_at) VALUES (1, ?, ?, ?)', [nextGen, this.lastSeq, new Date().toISOString()]);
+    this.db.run(`PRAGMA application_id = ${APPLICATION_ID}; PRAGMA user_version = ${nextGen};`);
+    this.freeStatements(); // export() closes and reopens the database, freeing every statement
+    const bytes = this.db.export();
+    this.afterOpen(this.db);
+    writeFileAtomicSync(this.file, bytes);
+    // The snapshot is durable; from here a crash leaves a stale journal that the next writer replaces.
+    fs.closeSync(journal.fd);
+    this.journal = undefined;
+    this.generation = nextGen;
+    this.createJournalLocked(nextGen, this.lastSeq);
+    this.rememberSnapshot(nextGen);
+    this.snapshotBytes = bytes.length;
+    this.checkpoints++;
+    this.logger.debug(`Snapshot of ${bytes.length} bytes written in ${Date.now() - started} ms (generation ${nextGen}, seq ${this.lastSeq})`);
+    return true;
+  }
+
+  private scheduleCheckpointIfDue(): void {
+    const policy = this.policy;
+    if (!policy || this.closed) return;
+    const journalBytes = this.journal ? this.journal.offset - HEADER_SIZE : 0;
+    const due = journalBytes >= Math.max(policy.minBytes, this.snapshotBytes * policy.snapshotRatio);
+    if (due && !this.checkpointQueued) {
+      this.checkpointQueued = true;
+      setImmediate(() => {
+        this.checkpointQueued = false;
+        if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+      });
+      return;
+    }
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (journalBytes < policy.idleMinBytes) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+    }, policy.idleMs);
+    this.idleTimer.unref();
+  }
+
+  // ---- schema --------------------------------------------------------------------------------
+
+  private latestVersion(): number {
+    return this.options.migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  }
+
+  private schemaVersion(): number {
+    const hasMeta = this.db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_meta'")[0];
+    if (!hasMeta) return 0;
+    const row = this.db.exec("SELECT value FROM _meta WHERE key = 'schema_version'")[0]?.values[0];
+    return row ? Number(row[0]) : 0;
+  }
+
+  private checkSchemaNotTooNew(): void {
+    const version = this.schemaVersion();
+    if (version > this.latestVersion()) {
+      this.tooNew = `The ledger ${this.file} has schema version ${version}, newer than this Agent Progress understands (${this.latestVersion()}). Update Agent Progress; the ledger was not changed.`;
+    }
+  }
+
+  private migrateLocked(): void {
+    const current = this.schemaVersion();
+    const pending = this.options.migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version);
+    if (pending.length === 0) return;
+    this.writeLocked((tx) => {
+      tx.run('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      for (const migration of pending) {
+        for (const statement of migration.statements) tx.run(statement);
+        tx.run("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)", [String(migration.version)]);
+      }
+    });
+    this.logger.info(`Ledger ${this.file} migrated from schema ${current} to ${this.latestVersion()}`);
+  }
+
+  // ---- sql.js plumbing -------------------------------------------------------------------------
+
+  private replaceDb(db: Database): void {
+    if (this.db) {
+      this.freeStatements();
+      this.db.close();
+    }
+    this.db = db;
+    this.afterOpen(db);
+  }
+
+  private afterOpen(db: Database): void {
+    db.exec(PRAGMAS);
+    for (const [name, fn] of Object.entries(this.options.functions ?? {})) db.create_function(name, fn);
+  }
+
+  private freeStatements(): void {
+    for (const statement of this.statements.values()) {
+      try {
+        statement.free();
+      } catch {
+        // already freed by export()
+      }
+    }
+    this.statements.clear();
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private readTx(): ReadTx {
+    const all = <T>(sql: string, params: SqlValue[] = []): T[] => {
+      const statement = this.statement(sql);
+      try {
+        statement.bind(params);
+        const rows: T[] = [];
+        while (statement.step()) rows.push(statement.getAsObject() as T);
+        return rows;
+      } finally {
+        statement.reset();
+      }
+    };
+    return {
+      all,
+      get: <T>(sql: string, params: SqlValue[] = []): T | undefined => {
+        const statement = this.statement(sql);
+        try {
+          statement.bind(params);
+          return statement.step() ? (statement.getAsObject() as T) : undefined;
+        } finally {
+          statement.reset();
+        }
+      },
+    };
+  }
+
+  private writeTx(ops: Op[]): WriteTx {
+    const read = this.readTx();
+    return {
+      ...read,
+      run: (sql: string, params: SqlValue[] = []) => {
+        const statement = this.statement(sql);
+        statement.run(params);
+        ops.push([sql, params]);
+        return { changes: this.db.getRowsModified() };
+      },
+    };
+  }
+
+  // ---- change notification ---------------------------------------------------------------------
+
+  private emit(change: EngineChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.logger.warn(`A ledger change listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private startWatching(): void {
+    const queue = (): void => {
+      if (this.catchUpQueued || this.closed) return;
+      this.catchUpQueued = true;
+      setImmediate(() => {
+        this.catchUpQueued = false;
+        if (this.closed) return;
+        try {
+          this.catchUp(false);
+        } catch (err) {
+          this.logger.warn(`Could not apply another process's ledger writes: ${(err as Error).message}`);
+        }
+      });
+    };
+    try {
+      const base = path.basename(this.file);
+      this.watcher = fs.watch(path.dirname(this.file), { persistent: false }, (_event, name) => {
+        if (!name || name.startsWith(base)) queue();
+      });
+      this.watcher.on('error', () => this.watcher?.close());
+    } catch {
+      // some file systems cannot be watched; the poll below still notices writes
+    }
+    this.pollTimer = setInterval(queue, 250);
+    this.pollTimer.unref();
+  }
+
+  private stopWatching(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
+    if (this.tooNew) throw new LedgerError('unavailable', this.tooNew);
+  }
+}

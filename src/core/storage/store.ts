@@ -1,0 +1,47 @@
+// The async store interface every core service talks to. The embedded sql.js engine implements
+// it today; a PostgreSQL backend can implement it later, so nothing here assumes synchronous SQL,
+// a single file, or SQL at all.
+
+import type { EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../progress/types';
+
+export interface ProgressStore {
+  /** Stores an entry, creating its project on first use. Throws conflict if the id is taken. */
+  insertEntry(entry: NewEntry): Promise<void>;
+  getEntry(projectId: string, id: string): Promise<LogEntry | undefined>;
+  /** An entry by id in any project (ids are unique across the ledger). */
+  findEntry(id: string): Promise<LogEntry | undefined>;
+  /** Caches a summary unless one is already cached; returns the one that is cached afterwards. */
+  saveSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<{ summary: string; source: SummarySource }>;
+  searchEntries(query: EntryQuery): Promise<EntryPage>;
+  listProjects(): Promise<ProjectInfo[]>;
+  listTags(projectId: string): Promise<TagCount[]>;
+}
+
+export interface LedgerChange {
+  /** true when another process wrote the ledger. */
+  foreign: boolean;
+}
+
+export interface LedgerStats {
+  backend: 'sqlite';
+  location: string;
+  generation: number;
+  seq: number;
+  snapshotBytes: number;
+  journalBytes: number;
+}
+
+export interface Ledger {
+  /** Where the ledger lives (a file path for the embedded engine). */
+  readonly location: string;
+  readonly progress: ProgressStore;
+  /** Things a person should be told, such as an unreadable file moved aside. */
+  readonly notices: readonly string[];
+  onDidChange(listener: (change: LedgerChange) => void): () => void;
+  /** Applies other processes' writes now instead of waiting for the watcher. */
+  refresh(): Promise<void>;
+  stats(): Promise<LedgerStats>;
+  /** Writes a snapshot now (the engine also does this on its own). */
+  compact(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,161 @@
+// Input schemas shared by every transport (MCP, CLI, extension), with the seeds' own validation
+// messages ("title exceeds maximum length of 100 characters"). Lengths count code points, as the
+// JSON Schema maxLength advertised to models does.
+
+import { z } from 'zod';
+import { invalidArgument } from './errors';
+import { codePointLength, unstorableReason } from './text';
+
+type Issue = z.core.$ZodIssue;
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function typeError(name: string, expected: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be ${expected}`);
+}
+
+function checkText(name: string, value: string, max: number, ctx: z.core.$RefinementCtx<string>, opts: { required: boolean; identifier?: boolean }): void {
+  if (opts.required && value.trim().length === 0) {
+    ctx.addIssue({ code: 'custom', message: `${name} is required and cannot be empty` });
+    return;
+  }
+  if (codePointLength(value) > max) {
+    ctx.addIssue({ code: 'custom', message: `${name} exceeds maximum length of ${max} characters` });
+    return;
+  }
+  const bad = unstorableReason(value);
+  if (bad) {
+    ctx.addIssue({ code: 'custom', message: `${name} ${bad}` });
+    return;
+  }
+  if (opts.identifier && CONTROL.test(value)) {
+    ctx.addIssue({ code: 'custom', message: `${name} must not contain control characters such as newlines or tabs` });
+  }
+}
+
+/** A required, non-blank string of at most `max` code points. */
+export function requiredText(name: string, max: number, opts: { identifier?: boolean } = {}) {
+  return z
+    .string({ error: typeError(name, 'a string') })
+    .superRefine((value, ctx) => checkText(name, value, max, ctx, { required: true, identifier: opts.identifier ?? false }))
+    .meta({ minLength: 1, maxLength: max });
+}
+
+/** An optional string of at most `max` code points (empty allowed). */
+export function optionalText(name: string, max: number, opts: { identifier?: boolean } = {}) {
+  return z
+    .string({ error: typeError(name, 'a string') })
+    .superRefine((value, ctx) => checkText(name, value, max, ctx, { required: false, identifier: opts.identifier ?? false }))
+    .meta({ maxLength: max })
+    .optional();
+}
+
+/** A list of short labels such as tags: each non-blank, without control characters. */
+export function labelList(name: string, maxItems: number, maxLength: number) {
+  return z
+    .array(z.unknown(), { error: typeError(name, 'an array of strings') })
+    .superRefine((items, ctx) => {
+      if (items.length > maxItems) {
+        ctx.addIssue({ code: 'custom', message: `${name} exceeds maximum of ${maxItems} items` });
+        return;
+      }
+      items.forEach((item, i) => {
+        const label = `${name}[${i}]`;
+        if (typeof item !== 'string') {
+          ctx.addIssue({ code: 'custom', message: `${label} must be a string` });
+          return;
+        }
+        if (item.trim().length === 0) ctx.addIssue({ code: 'custom', message: `${label} cannot be empty` });
+        else if (codePointLength(item) > maxLength) ctx.addIssue({ code: 'custom', message: `${label} exceeds maximum length of ${maxLength} characters` });
+        else if (unstorableReason(item) || CONTROL.test(item)) ctx.addIssue({ code: 'custom', message: `${label} must be plain text without control characters` });
+      });
+    })
+    .transform((items) => items as string[])
+    .meta({ type: 'array', items: { type: 'string', minLength: 1, maxLength }, maxItems });
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+export interface ParsedDate {
+  /** The instant as an ISO string in UTC with milliseconds, comparable with stored timestamps. */
+  iso: string;
+  /** true when only a calendar date was given (no time of day). */
+  dateOnly: boolean;
+}
+
+/** Parses an ISO 8601 date or date-time; undefined when it is not one. Dates alone are UTC. */
+export function parseIsoDate(value: string): ParsedDate | undefined {
+  const m = ISO_DATE.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return undefined;
+  if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || Number(s ?? '0') > 59)) return undefined;
+  const ms = frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0;
+  let offsetMinutes = 0;
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4)));
+  }
+  const utc = Date.UTC(Number(y), month - 1, day, Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms) - offsetMinutes * 60_000;
+  const check = new Date(Date.UTC(Number(y), month - 1, day));
+  if (check.getUTCDate() !== day) return undefined; // 2025-02-30
+  if (!Number.isFinite(utc)) return undefined;
+  return { iso: new Date(utc).toISOString(), dateOnly: h === undefined };
+}
+
+export function isoDate(name: string) {
+  return z
+    .string({ error: typeError(name, 'a string') })
+    .superRefine((value, ctx) => {
+      if (!parseIsoDate(value)) ctx.addIssue({ code: 'custom', message: `Invalid date format for ${name}: expected ISO 8601` });
+    })
+    .meta({ format: 'date-time' })
+    .optional();
+}
+
+export function boundedInt(name: string, min: number, max: number, defaultValue?: number) {
+  return z
+    .number({ error: typeError(name, 'a number') })
+    .superRefine((value, ctx) => {
+      if (!Number.isInteger(value)) ctx.addIssue({ code: 'custom', message: `${name} must be an integer` });
+      else if (value < min || value > max) ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}` });
+    })
+    .meta({ type: 'integer', minimum: min, maximum: max, ...(defaultValue === undefined ? {} : { default: defaultValue }) })
+    .optional();
+}
+
+export function flag(name: string) {
+  return z.boolean({ error: typeError(name, 'true or false') }).optional();
+}
+
+function pathLabel(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), '');
+}
+
+function issueMessage(issue: Issue, known: readonly string[]): string {
+  const where = pathLabel(issue.path);
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `Unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; accepted: ${known.join(', ')}`;
+    case 'invalid_type':
+      if (where === '') return 'Arguments must be a JSON object';
+      return issue.message.startsWith('Invalid input') ? `${where} must be ${issue.expected}` : issue.message;
+    case 'custom':
+      return issue.message;
+    default:
+      return where ? `${where}: ${issue.message}` : issue.message;
+  }
+}
+
+/** Validates raw arguments; throws an invalid_argument LedgerError with every problem named. */
+export function parseInput<S extends z.ZodObject>(schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const known = Object.keys(schema.shape);
+  const messages = [...new Set(result.error.issues.map((issue) => issueMessage(issue, known)))];
+  throw invalidArgument(messages.join('; '));
+}

@@ -1,0 +1,319 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LedgerError } from '../../../../src/core/errors';
+import { createLogger, type Logger } from '../../../../src/core/log';
+import { SqliteEngine, type EngineOptions, type Migration } from '../../../../src/core/storage/sqlite/engine';
+import { encodeRecord } from '../../../../src/core/storage/sqlite/journal';
+import { tempDir, useTempDirs } from '../../../helpers/tmp';
+import { waitFor } from '../../../helpers/wait';
+
+const V1: Migration = { version: 1, description: 'kv', statements: ['CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)'] };
+const V2: Migration = {
+  version: 2,
+  description: 'kv gets a length',
+  statements: ['ALTER TABLE kv ADD COLUMN len INTEGER', 'UPDATE kv SET len = length(v)'],
+};
+
+function capture(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger({ level: 'debug', sink: (l) => lines.push(l) }), lines };
+}
+
+const opened: SqliteEngine[] = [];
+
+async function open(file: string, extra: Partial<EngineOptions> = {}): Promise<SqliteEngine> {
+  const engine = await SqliteEngine.open({ file, migrations: [V1], checkpoint: false, ...extra });
+  opened.push(engine);
+  return engine;
+}
+
+function put(engine: SqliteEngine, k: string, v: string): Promise<void> {
+  return engine.write((tx) => {
+    tx.run('INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)', [k, v]);
+  });
+}
+
+function all(engine: SqliteEngine): Record<string, string> {
+  return Object.fromEntries(engine.read((tx) => tx.all<{ k: string; v: string }>('SELECT k, v FROM kv ORDER BY k')).map((r) => [r.k, r.v]));
+}
+
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+describe('storage engine', () => {
+  useTempDirs();
+  afterEach(async () => {
+    while (opened.length > 0) await opened.pop()!.close();
+  });
+
+  it('keeps every acknowledged write across a reopen, from the journal alone', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    for (let i = 0; i < 50; i++) await put(a, `k${i}`, `v${i}`);
+    await a.close();
+    const b = await open(file);
+    assert.equal(Object.keys(all(b)).length, 50);
+    assert.equal(all(b).k49, 'v49');
+    assert.equal(fs.existsSync(file), false, 'no snapshot was needed yet');
+  });
+
+  it('creates the folder 0700 and its files 0600', async function () {
+    if (process.platform === 'win32') this.skip(); // POSIX modes only
+    const dir = path.join(tempDir(), 'nested', 'ledger');
+    const file = path.join(dir, 'data.db');
+    const a = await open(file);
+    await put(a, 'k', 'v');
+    await a.checkpoint();
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600, f);
+  });
+
+  it('writes a snapshot, starts a new journal, and reopens from both', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'before', '1');
+    assert.equal(await a.checkpoint(), true);
+    assert.equal(a.stats().generation, 1);
+    assert.equal(a.stats().journalBytes, 0);
+    await put(a, 'after', '2');
+    await a.close();
+    const b = await open(file);
+    assert.deepEqual(all(b), { after: '2', before: '1' });
+    assert.equal(b.stats().generation, 1);
+  });
+
+  it('shows one handle the writes of another without reopening', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const b = await open(file);
+    await put(a, 'x', 'from a');
+    assert.equal(all(b).x, 'from a');
+    await put(b, 'y', 'from b');
+    assert.deepEqual(all(a), { x: 'from a', y: 'from b' });
+  });
+
+  it('follows the journal across a snapshot written by another handle', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const b = await open(file);
+    await put(a, 'one', '1');
+    assert.equal(all(b).one, '1');
+    await put(a, 'two', '2'); // b has not read this one yet
+    await a.checkpoint();
+    await put(a, 'three', '3');
+    assert.deepEqual(all(b), { one: '1', three: '3', two: '2' });
+    await put(b, 'four', '4');
+    await a.checkpoint();
+    await a.checkpoint(); // nothing new: no second snapshot
+    assert.equal(a.stats().generation, 2);
+    await put(b, 'five', '5');
+    assert.equal(Object.keys(all(a)).length, 5);
+    await a.close();
+    await b.close();
+    const c = await open(file);
+    assert.deepEqual(Object.keys(all(c)), ['five', 'four', 'one', 'three', 'two']);
+  });
+
+  it('reloads when it missed a whole generation', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const b = await open(file);
+    await put(a, 'one', '1');
+    await a.checkpoint();
+    await put(a, 'two', '2');
+    await a.checkpoint();
+    await put(a, 'three', '3');
+    assert.deepEqual(all(b), { one: '1', three: '3', two: '2' });
+  });
+
+  it('tells a watching handle about another handle\'s write within 300 ms', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const writer = await open(file);
+    const watcher = await open(file, { watch: true });
+    const seen: boolean[] = [];
+    watcher.onDidChange((c) => seen.push(c.foreign));
+    const started = Date.now();
+    await put(writer, 'k', 'v');
+    await waitFor(() => seen.length > 0, 'a change event', 2_000, 5);
+    assert.ok(Date.now() - started < 300, `took ${Date.now() - started} ms`);
+    assert.deepEqual(seen, [true]);
+  });
+
+  it('reports its own writes as local changes', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const seen: boolean[] = [];
+    a.onDidChange((c) => seen.push(c.foreign));
+    await put(a, 'k', 'v');
+    assert.deepEqual(seen, [false]);
+  });
+
+  it('keeps nothing of a transaction that throws', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'kept', '1');
+    const before = a.stats().seq;
+    await assert.rejects(
+      a.write((tx) => {
+        tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['lost', '2']);
+        throw new Error('changed my mind');
+      }),
+      /changed my mind/,
+    );
+    assert.deepEqual(all(a), { kept: '1' });
+    assert.equal(a.stats().seq, before);
+    await a.close();
+    assert.deepEqual(all(await open(file)), { kept: '1' });
+  });
+
+  it('ignores a torn journal tail and cuts it off at the next write', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const log = capture();
+    const a = await open(file);
+    await put(a, 'good', '1');
+    await a.close();
+    const torn = encodeRecord({ seq: 3, time: Date.now(), ops: [['INSERT INTO kv (k, v) VALUES (?, ?)', ['torn', 'x']]] });
+    fs.appendFileSync(`${file}.journal`, torn.subarray(0, torn.length - 5));
+    const sizeWithTail = fs.statSync(`${file}.journal`).size;
+    const b = await open(file, { logger: log.logger });
+    assert.deepEqual(all(b), { good: '1' });
+    await put(b, 'next', '2');
+    assert.ok(log.lines.some((l) => l.includes('torn tail')), log.lines.join('\n'));
+    assert.ok(fs.statSync(`${file}.journal`).size < sizeWithTail + 100);
+    await b.close();
+    assert.deepEqual(all(await open(file)), { good: '1', next: '2' });
+  });
+
+  it('sets aside damaged bytes at the end of the journal instead of dropping them silently', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'good', '1');
+    await a.close();
+    fs.appendFileSync(`${file}.journal`, Buffer.from('this is not a journal record, it is garbage from somewhere'));
+    const b = await open(file);
+    await put(b, 'next', '2');
+    const kept = fs.readdirSync(path.dirname(file)).filter((f) => f.includes('.journal.tail-'));
+    assert.equal(kept.length, 1);
+    assert.match(fs.readFileSync(path.join(path.dirname(file), kept[0]!), 'utf8'), /garbage/);
+    assert.ok(b.notices.some((n) => n.includes(kept[0]!)));
+    assert.deepEqual(all(b), { good: '1', next: '2' });
+  });
+
+  it('moves an unreadable ledger aside, names it, and starts afresh', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    fs.writeFileSync(file, 'definitely not a sqlite database, but somebody\'s data '.repeat(10));
+    const original = fs.readFileSync(file);
+    const a = await open(file);
+    assert.equal(a.notices.length, 1);
+    const moved = fs.readdirSync(dir).find((f) => f.startsWith('data.db.corrupt-'));
+    assert.ok(moved, fs.readdirSync(dir).join(', '));
+    assert.ok(a.notices[0]!.includes(path.join(dir, moved)), a.notices[0]);
+    assert.deepEqual(fs.readFileSync(path.join(dir, moved)), original);
+    await put(a, 'fresh', '1');
+    assert.deepEqual(all(a), { fresh: '1' });
+  });
+
+  it('refuses a SQLite file that is not a ledger, and leaves it untouched', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'app.db');
+    const { default: init } = await import('sql.js');
+    const SQL = await init();
+    const other = new SQL.Database();
+    other.run('CREATE TABLE customers (id INTEGER)');
+    fs.writeFileSync(file, other.export());
+    const before = fs.readFileSync(file);
+    await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && /not an Agent Progress ledger/.test(err.message));
+    assert.deepEqual(fs.readFileSync(file), before);
+    assert.deepEqual(fs.readdirSync(dir), ['app.db']);
+  });
+
+  it('moves an unreadable journal aside and continues from the snapshot', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a = await open(file);
+    await put(a, 'in-snapshot', '1');
+    await a.checkpoint();
+    await a.close();
+    fs.writeFileSync(`${file}.journal`, 'garbage header that is long enough to be read');
+    const b = await open(file);
+    assert.deepEqual(all(b), { 'in-snapshot': '1' });
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('data.db.journal.unreadable-')));
+    assert.ok(b.notices.some((n) => n.includes('unreadable')));
+    await put(b, 'after', '2');
+    await b.close();
+    assert.deepEqual(all(await open(file)), { after: '2', 'in-snapshot': '1' });
+  });
+
+  it('finishes a snapshot rotation that a crash cut short, losing nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a = await open(file);
+    await put(a, 'one', '1');
+    await put(a, 'two', '2');
+    const oldJournal = fs.readFileSync(`${file}.journal`);
+    await a.checkpoint();
+    await a.close();
+    // As if the process died after the snapshot was renamed into place but before the new journal was.
+    fs.writeFileSync(`${file}.journal`, oldJournal);
+    const b = await open(file);
+    assert.deepEqual(all(b), { one: '1', two: '2' });
+    await put(b, 'three', '3');
+    await b.close();
+    assert.deepEqual(all(await open(file)), { one: '1', three: '3', two: '2' });
+  });
+
+  it('migrates forward on open and journals the migration for other processes', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'k', 'hello');
+    await a.checkpoint();
+    await put(a, 'k2', 'hi');
+    const b = await open(file, { migrations: [V1, V2] });
+    assert.deepEqual(
+      b.read((tx) => tx.all('SELECT k, len FROM kv ORDER BY k')),
+      [
+        { k: 'k', len: 5 },
+        { k: 'k2', len: 2 },
+      ],
+    );
+    // The old handle replays the migration, then knows it cannot use the ledger any more.
+    assert.throws(() => all(a), /schema version 2, newer than this Agent Progress understands \(1\)/);
+    await assert.rejects(open(file), /newer than this Agent Progress understands/);
+  });
+
+  it('breaks a lock left by a process that died', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const log = capture();
+    const a = await open(file, { logger: log.logger });
+    fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: deadPid(), host: os.hostname(), at: Date.now(), token: 'dead' }));
+    const started = Date.now();
+    await put(a, 'k', 'v');
+    assert.ok(Date.now() - started < 2_000);
+    assert.ok(log.lines.some((l) => l.includes('Broke a stale ledger lock')));
+    assert.equal(fs.existsSync(`${file}.lock`), false);
+  });
+
+  it('gives up on a lock held by a live process with a retryable error', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file, { lockTimeoutMs: 150 });
+    fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now(), token: 'held' }));
+    await assert.rejects(put(a, 'k', 'v'), (err: unknown) => err instanceof LedgerError && err.code === 'unavailable' && err.retryable && /busy/.test(err.message));
+    fs.unlinkSync(`${file}.lock`);
+    await put(a, 'k', 'v');
+    assert.equal(all(a).k, 'v');
+  });
+
+  it('writes a snapshot on its own once the journal grows past the threshold', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file, { checkpoint: { minBytes: 4096, snapshotRatio: 0, idleMs: 60_000, idleMinBytes: 1 << 30 } });
+    for (let i = 0; i < 40; i++) await put(a, `k${i}`, 'x'.repeat(200));
+    await waitFor(() => a.stats().checkpoints > 0, 'an automatic snapshot', 5_000);
+    assert.ok(fs.existsSync(file));
+  });
+});
