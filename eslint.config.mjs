@@ -6,8 +6,12 @@ import tseslint from 'typescript-eslint';
 
 const restrict = (patterns) => ['error', { patterns }];
 
+const NODE_GLOBALS = Object.fromEntries(
+  ['process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'URL', 'performance', 'AbortController', 'fetch'].map((g) => [g, 'readonly']),
+);
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.test-results/**', '**/*.tmp.ts', 'bench/results/**'] },
+  { ignores: ['dist/**', 'out/**', '**/node_modules/**', '.test-results/**', '**/*.tmp.ts', '**/*.tmp.mjs', 'bench/results/**', '**/.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -67,7 +71,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', 'scripts/**/*.js', 'bench/**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', URL: 'readonly' } },
+    files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
+    languageOptions: { globals: NODE_GLOBALS },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...NODE_GLOBALS, require: 'readonly', module: 'writable', exports: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -141,7 +141,9 @@ async function main(): Promise<void> {
   logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} over stdio; ledger ${config.dbPath} (opened on first use)`);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`agent-progress-mcp: fatal: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`agent-progress-mcp: fatal: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

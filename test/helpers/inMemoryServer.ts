@@ -1,0 +1,48 @@
+// A real MCP server (createServer) on a temp ledger, connected to a real SDK Client in memory.
+
+import * as path from 'node:path';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { silentLogger, type Logger } from '../../src/core/log';
+import { Services } from '../../src/core/services';
+import { createServer } from '../../src/mcp/server';
+import type { ToolsetName } from '../../src/mcp/toolsets';
+
+export interface Connected {
+  client: Client;
+  services: Services;
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+export async function connectInMemory(options: {
+  dir: string;
+  toolsets?: ToolsetName[];
+  clientOptions?: ClientOptions;
+  openai?: { apiKey: string | undefined; baseUrl: string; model: string };
+  logger?: Logger;
+  setupClient?: (client: Client) => void;
+}): Promise<Connected> {
+  const dbPath = path.join(options.dir, 'data.db');
+  const logger = options.logger ?? silentLogger;
+  const services = new Services({
+    config: { dbPath, openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+    logger,
+  });
+  const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, options.clientOptions);
+  options.setupClient?.(client);
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client,
+    services,
+    dbPath,
+    close: async () => {
+      await client.close();
+      await server.close();
+      await services.close();
+    },
+  };
+}
