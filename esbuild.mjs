@@ -1,8 +1,9 @@
 // One build for every runtime: the MCP server and the CLI (plain Node, no node_modules needed at
-// run time), with the sql.js WASM file copied beside them. `--watch` rebuilds on change.
+// run time), the extension (Node in VS Code's extension host, `vscode` external) and the webviews
+// (browser), with the sql.js WASM file copied beside them. `--watch` rebuilds on change.
 
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, chmodSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -28,8 +29,22 @@ const node = {
 const builds = [
   { ...node, entryPoints: { server: 'src/mcp/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  {
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    sourcemap: production ? false : 'linked',
+    minify: production,
+    logLevel: 'warning',
+    entryPoints: { entry: 'src/webview/entry/main.ts' },
+    outdir: 'dist/webview',
+  },
 ];
 
+// A production build starts from an empty dist/ so that no stale source map is packaged.
+if (production) rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
 

@@ -11,7 +11,7 @@ const NODE_GLOBALS = Object.fromEntries(
 );
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', '**/node_modules/**', '.test-results/**', '**/*.tmp.ts', '**/*.tmp.mjs', 'bench/results/**', '**/.scratch/**'] },
+  { ignores: ['dist/**', 'out/**', '**/node_modules/**', '.test-results/**', '**/*.tmp.ts', '**/*.tmp.mjs', 'bench/results/**', '**/.scratch/**', 'bench/.build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

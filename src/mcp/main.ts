@@ -27,6 +27,7 @@ Environment:
   OPENAI_BASE_URL           endpoint (default https://api.openai.com/v1)
   AGENT_PROGRESS_MODEL      summary model (default gpt-4o-mini)
   AGENT_PROGRESS_LOG_LEVEL  debug, info, warn or error (default info)
+  AGENT_PROGRESS_PROJECT    this workspace's project id, named in the server's instructions
   agent-progress.config.json in the working directory is read too; the environment wins.
 `;
 
@@ -116,7 +117,8 @@ async function main(): Promise<void> {
   }
 
   const services = new Services({ config, logger });
-  const server = createServer({ services, logger, toolsets: args.toolsets, version: VERSION });
+  const project = process.env.AGENT_PROGRESS_PROJECT?.trim() || undefined;
+  const server = createServer({ services, logger, toolsets: args.toolsets, version: VERSION, project });
   const transport = new StdioServerTransport();
 
   let closing = false;

@@ -15,6 +15,8 @@ export interface ServerDeps {
   logger: Logger;
   toolsets: readonly ToolsetName[];
   version: string;
+  /** The project id of the workspace that started this server, named in the instructions. */
+  project?: string | undefined;
 }
 
 export function createServer(deps: ServerDeps): McpServer {
@@ -24,8 +26,8 @@ export function createServer(deps: ServerDeps): McpServer {
     {
       instructions:
         'Agent Progress is the shared ledger of every agent working on this repository. At the start of a task call search_logs ' +
-        '(projectId = the repository name) and get_context on the entries that matter; after each meaningful step call log_progress ' +
-        'with what you did, where and why.',
+        `(projectId ${deps.project ? `"${deps.project}"` : '= the repository name'}) and get_context on the entries that matter; ` +
+        'after each meaningful step call log_progress with what you did, where and why.',
     },
   );
   installTools(mcp.server, tools, { logger: deps.logger, samplingProvider: () => samplingProvider(mcp.server) });

@@ -125,8 +125,9 @@ export class ProgressService {
     const end = input.endDate ? parseIsoDate(input.endDate) : undefined;
     let endIso = end?.iso;
     if (end?.dateOnly) endIso = new Date(Date.parse(end.iso) + 86_400_000 - 1).toISOString();
-    if (start && endIso && start.iso > endIso) {
-      throw new LedgerError('invalid_argument', `startDate (${input.startDate}) is after endDate (${input.endDate}); swap them or widen the range`);
+    if (start && endIso && Date.parse(start.iso) > Date.parse(endIso)) {
+      // Compared as instants (ISO text of years past 9999 does not sort); echoed trimmed, as parsed.
+      throw new LedgerError('invalid_argument', `startDate (${input.startDate?.trim()}) is after endDate (${input.endDate?.trim()}); swap them or widen the range`);
     }
     const page = await this.deps.store.searchEntries({
       projectId: input.projectId,
@@ -144,12 +145,40 @@ export class ProgressService {
     };
   }
 
+  /**
+   * Search as you type for people (the editor's quick pick): full text over every project or one,
+   * the last word taken as a prefix, ranked, with snippets. Empty input lists the newest entries.
+   */
+  async quickSearch(input: string, options: { projectId?: string; limit?: number } = {}): Promise<{ entries: EntryListing[]; total: number }> {
+    const limit = Math.min(Math.max(options.limit ?? 30, 1), 200);
+    let text = input.trim();
+    if (text.length > LIMITS.text) text = text.slice(0, LIMITS.text);
+    if (text === '') return this.deps.store.searchEntries({ projectId: options.projectId, limit });
+    if (/[\p{L}\p{N}]$/u.test(text) && !text.endsWith('"')) text += '*';
+    try {
+      return await this.deps.store.searchEntries({ projectId: options.projectId, text, limit });
+    } catch (err) {
+      if (err instanceof LedgerError && err.code === 'invalid_argument') return { entries: [], total: 0 };
+      throw err;
+    }
+  }
+
   /** The whole entry, content included (CLI show, the extension's entry view). */
   async showEntry(id: string, projectId?: string): Promise<LogEntry> {
     if (projectId !== undefined) return this.requireEntry(projectId, id);
     const entry = await this.deps.store.findEntry(id);
     if (!entry) throw notFound(`Entry not found: ${id}. Use search to find ids.`);
     return entry;
+  }
+
+  /** One project's entries, newest first, for views: optional tag filter, paged. */
+  listEntries(projectId: string, options: { tags?: string[]; limit: number; offset?: number }): Promise<{ entries: EntryListing[]; total: number }> {
+    return this.deps.store.searchEntries({
+      projectId,
+      ...(options.tags && options.tags.length > 0 ? { tags: normaliseTags(options.tags) } : {}),
+      limit: options.limit,
+      offset: options.offset ?? 0,
+    });
   }
 
   listProjects(): Promise<ProjectInfo[]> {

@@ -26,6 +26,14 @@ export interface SummaryProvider {
   summarise(request: SummaryRequest, signal?: AbortSignal): Promise<string>;
 }
 
+/** Thrown by a provider that cannot serve right now (no key, no model): skipped without a warning. */
+export class ProviderUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderUnavailable';
+  }
+}
+
 export interface SummaryResult {
   summary: string;
   source: SummarySource;
@@ -89,7 +97,8 @@ export class Summariser {
         if (summary) return { summary, source: provider.source };
         this.logger.warn(`Summary by ${provider.label} came back empty; trying the next way`);
       } catch (err) {
-        this.logger.warn(`Summary by ${provider.label} failed: ${describe(err)}`);
+        if (err instanceof ProviderUnavailable) this.logger.debug(`Summary by ${provider.label} skipped: ${err.message}`);
+        else this.logger.warn(`Summary by ${provider.label} failed: ${describe(err)}`);
       }
     }
     return { summary: extractiveSummary(entry.content), source: 'fallback' };

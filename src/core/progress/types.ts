@@ -24,6 +24,8 @@ export interface EntryListing {
   tags: string[];
   agentId: string | null;
   hasSummary: boolean;
+  /** For full-text results: the words around the match, from title or content. */
+  snippet?: string;
 }
 
 export interface NewEntry {
@@ -37,7 +39,8 @@ export interface NewEntry {
 }
 
 export interface EntryQuery {
-  projectId: string;
+  /** The project to search; undefined searches every project (the editor's search, not the tools). */
+  projectId: string | undefined;
   /** Case-insensitive substring of the title. */
   query?: string;
   /** Full-text terms over title and content; results ranked by relevance. */

@@ -27,6 +27,7 @@ interface ListingRow {
   tags: string;
   agent_id: string | null;
   has_summary: number;
+  snippet?: string;
 }
 
 const ENTRY_COLUMNS = 'id, project_id, title, content, summary, summary_source, created_at, tags, agent_id';
@@ -56,7 +57,7 @@ function toEntry(row: EntryRow): LogEntry {
 }
 
 function toListing(row: ListingRow): EntryListing {
-  return {
+  const listing: EntryListing = {
     id: row.id,
     projectId: row.project_id,
     title: row.title,
@@ -65,6 +66,8 @@ function toListing(row: ListingRow): EntryListing {
     agentId: row.agent_id,
     hasSummary: row.has_summary === 1,
   };
+  if (typeof row.snippet === 'string') listing.snippet = row.snippet.replace(/\s+/g, ' ').trim();
+  return listing;
 }
 
 interface Filter {
@@ -74,9 +77,23 @@ interface Filter {
   match: string | undefined;
 }
 
+/**
+ * A date bound as text comparable with created_at (always a 4-digit year): instants past 9999 or
+ * before 0000, which toISOString writes as +010000-... or -000001-..., become the range's ends.
+ */
+function textBound(iso: string): string {
+  if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
+  if (iso.startsWith('-')) return '0000-01-01T00:00:00.000Z';
+  return iso;
+}
+
 function buildFilter(q: EntryQuery): Filter {
-  const where = ['e.project_id = ?'];
-  const params: SqlValue[] = [q.projectId];
+  const where: string[] = ['1'];
+  const params: SqlValue[] = [];
+  if (q.projectId !== undefined) {
+    where.push('e.project_id = ?');
+    params.push(q.projectId);
+  }
   const query = q.query ? fold(q.query) : '';
   if (query.length > 0) {
     const tri = titleTrigramMatch(query);
@@ -93,11 +110,11 @@ function buildFilter(q: EntryQuery): Filter {
   }
   if (q.startDate) {
     where.push('e.created_at >= ?');
-    params.push(q.startDate);
+    params.push(textBound(q.startDate));
   }
   if (q.endDate) {
     where.push('e.created_at <= ?');
-    params.push(q.endDate);
+    params.push(textBound(q.endDate));
   }
   let match: string | undefined;
   if (q.text !== undefined && q.text.trim() !== '') {
@@ -183,7 +200,8 @@ export class SqliteProgressStore implements ProgressStore {
     );
     if (total === 0) return { entries: [], total };
     const rows = tx.all<ListingRow>(
-      `SELECT ${LISTING_COLUMNS}, ap_bm25(matchinfo(log_entries_fts, 'pcnalx')) AS score
+      `SELECT ${LISTING_COLUMNS}, ap_bm25(matchinfo(log_entries_fts, 'pcnalx')) AS score,
+              snippet(log_entries_fts, '', '', '…', -1, 14) AS snippet
          FROM log_entries_fts JOIN log_entries e ON e.rowid = log_entries_fts.docid
         WHERE log_entries_fts MATCH ? AND ${where}
         ORDER BY score DESC, e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,

@@ -1,0 +1,73 @@
+// Agent Progress: Search Logs: a quick pick with ranked full-text results as you type (title,
+// snippet, project, date) across every project; choosing one opens the entry.
+
+import * as vscode from 'vscode';
+import type { EntryListing } from '../../core/progress/types';
+import { CommandIds } from '../commandIds';
+import type { ExtensionDeps } from '../deps';
+import { relativeTime } from '../views/format';
+
+interface ResultItem extends vscode.QuickPickItem {
+  entry?: EntryListing;
+}
+
+const DEBOUNCE_MS = 120;
+
+export function searchItems(entries: EntryListing[], total: number, now: Date): ResultItem[] {
+  const items: ResultItem[] = entries.map((entry) => ({
+    label: entry.title,
+    description: `${entry.projectId} · ${relativeTime(entry.createdAt, now)}${entry.agentId ? ` · ${entry.agentId}` : ''}`,
+    detail: entry.snippet ?? (entry.tags.length > 0 ? entry.tags.map((t) => `#${t}`).join(' ') : undefined),
+    alwaysShow: true,
+    entry,
+  }));
+  if (total > entries.length) items.push({ label: `${total - entries.length} more: refine the search`, alwaysShow: true, kind: vscode.QuickPickItemKind.Separator });
+  return items;
+}
+
+export function registerSearchLogs(deps: ExtensionDeps): vscode.Disposable {
+  return vscode.commands.registerCommand(CommandIds.searchLogs, async (initial?: unknown) => {
+    const pick = vscode.window.createQuickPick<ResultItem>();
+    pick.title = 'Search Agent Progress Logs';
+    pick.placeholder = 'Words in titles and content: "a phrase", prefix*, -exclude, OR';
+    pick.matchOnDescription = false;
+    pick.matchOnDetail = false;
+    let generation = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const run = async (value: string): Promise<void> => {
+      const mine = ++generation;
+      pick.busy = true;
+      try {
+        const { entries, total } = await (await deps.host.progress()).quickSearch(value, { limit: 40 });
+        if (mine !== generation) return;
+        pick.items = entries.length > 0 ? searchItems(entries, total, new Date()) : [{ label: value ? `No entries match "${value}"` : 'No entries yet', alwaysShow: true }];
+      } catch (err) {
+        if (mine === generation) pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
+      } finally {
+        if (mine === generation) pick.busy = false;
+      }
+    };
+    const done = new Promise<void>((resolve) => {
+      pick.onDidChangeValue((value) => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => void run(value), DEBOUNCE_MS);
+      });
+      pick.onDidAccept(() => {
+        const chosen = pick.selectedItems[0]?.entry;
+        if (chosen) {
+          pick.hide();
+          void deps.entries.show(chosen.id, chosen.projectId);
+        }
+      });
+      pick.onDidHide(() => {
+        if (timer) clearTimeout(timer);
+        pick.dispose();
+        resolve();
+      });
+    });
+    if (typeof initial === 'string') pick.value = initial;
+    pick.show();
+    await run(pick.value);
+    return { pick, done };
+  });
+}

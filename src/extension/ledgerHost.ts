@@ -1,0 +1,71 @@
+// The extension's handle on the ledger: core services over the file in workspace storage, opened
+// on first use, watching other processes' writes and announcing them (debounced) to the views.
+// Reads and writes go through core, never through MCP.
+
+import * as vscode from 'vscode';
+import type { Logger } from '../core/log';
+import type { ProgressService } from '../core/progress/progressService';
+import type { SummaryProvider } from '../core/progress/summariser';
+import { Services } from '../core/services';
+import type { Ledger } from '../core/storage/store';
+
+const DEBOUNCE_MS = 100;
+
+export class LedgerHost implements vscode.Disposable {
+  private readonly services: Services;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after the ledger changed (any process), at most every 100 ms. */
+  readonly onDidChange = this.changed.event;
+  private unsubscribe: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  constructor(
+    readonly ledgerPath: string,
+    private readonly logger: Logger,
+    summaryProviders: readonly SummaryProvider[],
+  ) {
+    this.services = new Services({
+      config: { dbPath: ledgerPath, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      logger,
+      summaryProviders,
+      // The extension host only reads and caches summaries: snapshots are the servers' job, and
+      // exporting would double this process's memory for a moment.
+      ledger: { watch: true, checkpoint: false },
+    });
+  }
+
+  get opened(): boolean {
+    return this.services.opened;
+  }
+
+  async ledger(): Promise<Ledger> {
+    const ledger = await this.services.ledger();
+    if (!this.unsubscribe && !this.disposed) {
+      this.unsubscribe = ledger.onDidChange(() => this.announce());
+      for (const notice of ledger.notices) void vscode.window.showWarningMessage(`Agent Progress: ${notice}`);
+    }
+    return ledger;
+  }
+
+  async progress(): Promise<ProgressService> {
+    await this.ledger();
+    return this.services.progress();
+  }
+
+  private announce(): void {
+    if (this.timer || this.disposed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.disposed) this.changed.fire();
+    }, DEBOUNCE_MS);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.unsubscribe?.();
+    this.changed.dispose();
+    this.services.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
+  }
+}

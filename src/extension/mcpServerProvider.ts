@@ -1,0 +1,61 @@
+// The MCP server definitions VS Code starts for Copilot agent mode: one stdio server per enabled
+// toolset, running the bundled dist/server.js with VS Code's own runtime on the workspace ledger.
+// The API key is added only when VS Code resolves a definition to start it, never listed eagerly.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { defaultProjectId } from '../core/projectId';
+import type { ApiKeyStore } from './apiKey';
+import { MCP_PROVIDER_ID } from './commandIds';
+import { affectsSettings, readSettings, type Toolset } from './settings';
+
+export interface McpProviderDeps {
+  extensionPath: string;
+  version: string;
+  ledgerPath: string;
+  apiKeys: ApiKeyStore;
+  workspaceFolder: () => string | undefined;
+}
+
+export function serverScript(extensionPath: string): string {
+  return path.join(extensionPath, 'dist', 'server.js');
+}
+
+/** The definition of one toolset's server (without the key). Exported for tests. */
+export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscode.McpStdioServerDefinition {
+  const settings = readSettings();
+  const env: Record<string, string> = {
+    // In desktop VS Code process.execPath is the Electron binary; this makes it act as Node.
+    ELECTRON_RUN_AS_NODE: '1',
+    AGENT_PROGRESS_DB_PATH: deps.ledgerPath,
+  };
+  const folder = deps.workspaceFolder();
+  if (folder) env.AGENT_PROGRESS_PROJECT = defaultProjectId(folder);
+  if (settings.summaryBaseUrl) env.OPENAI_BASE_URL = settings.summaryBaseUrl;
+  if (settings.summaryModel) env.AGENT_PROGRESS_MODEL = settings.summaryModel;
+  const definition = new vscode.McpStdioServerDefinition(`Agent Progress: ${toolset}`, process.execPath, [serverScript(deps.extensionPath), '--toolset', toolset], env, deps.version);
+  if (folder) definition.cwd = vscode.Uri.file(folder);
+  return definition;
+}
+
+export function registerMcpServerProvider(context: vscode.ExtensionContext, deps: McpProviderDeps): vscode.EventEmitter<void> {
+  const changed = new vscode.EventEmitter<void>();
+  const provider: vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition> = {
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: () => readSettings().toolsets.map((toolset) => serverDefinition(deps, toolset)),
+    resolveMcpServerDefinition: async (server) => {
+      const key = await deps.apiKeys.get();
+      if (key) server.env = { ...server.env, OPENAI_API_KEY: key };
+      return server;
+    },
+  };
+  context.subscriptions.push(
+    changed,
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsSettings(e)) changed.fire();
+    }),
+    deps.apiKeys.onDidChange(() => changed.fire()),
+  );
+  return changed;
+}

@@ -1,0 +1,129 @@
+// The Progress Log tree view: a thin adapter from the ledger (through LedgerHost) to TreeItems.
+// Refreshes itself when any process writes the ledger; shows an error row rather than throwing.
+
+import * as vscode from 'vscode';
+import { ContextKeys, ViewIds } from '../../commandIds';
+import type { LedgerHost } from '../../ledgerHost';
+import { entryTooltip, toTreeItemData, type ProgressLogNode, type TooltipData, type TreeItemData } from './progressLogItems';
+
+const PAGE = 50;
+
+function markdown(t: TooltipData): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.appendMarkdown('**');
+  md.appendText(t.title);
+  md.appendMarkdown('**\n\n');
+  if (t.summary) {
+    md.appendText(t.summary);
+    md.appendMarkdown('\n\n---\n\n');
+  }
+  for (const line of t.lines) {
+    md.appendText(line);
+    md.appendMarkdown('  \n');
+  }
+  return md;
+}
+
+function toTreeItem(data: TreeItemData): vscode.TreeItem {
+  const state =
+    data.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None : data.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+  const item = new vscode.TreeItem(data.label, state);
+  item.id = data.id;
+  if (data.description !== undefined) item.description = data.description;
+  if (data.tooltip) item.tooltip = markdown(data.tooltip);
+  item.iconPath = new vscode.ThemeIcon(data.iconId);
+  item.contextValue = data.contextValue;
+  if (data.command) item.command = data.command;
+  return item;
+}
+
+export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<ProgressLogNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly refreshed = new vscode.EventEmitter<void>();
+  /** Fires after the view fetched its top level again (tests wait on it). */
+  readonly onDidRefresh = this.refreshed.event;
+  private tag: string | undefined;
+  private readonly shown = new Map<string, number>();
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly host: LedgerHost,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.subscription = host.onDidChange(() => this.refresh());
+  }
+
+  get tagFilter(): string | undefined {
+    return this.tag;
+  }
+
+  async setTagFilter(tag: string | undefined): Promise<void> {
+    this.tag = tag;
+    this.shown.clear();
+    await vscode.commands.executeCommand('setContext', ContextKeys.progressLogFiltered, tag !== undefined);
+    this.refresh();
+  }
+
+  showMore(projectId: string): void {
+    this.shown.set(projectId, (this.shown.get(projectId) ?? PAGE) + PAGE);
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(node: ProgressLogNode): vscode.TreeItem {
+    return toTreeItem(toTreeItemData(node, this.now(), this.tag));
+  }
+
+  async getChildren(node?: ProgressLogNode): Promise<ProgressLogNode[]> {
+    try {
+      const progress = await this.host.progress();
+      if (!node) {
+        const projects = await progress.listProjects();
+        const nodes: ProgressLogNode[] = projects.map((project) => ({ kind: 'project', project, expanded: projects.length === 1 }));
+        this.refreshed.fire();
+        return nodes;
+      }
+      if (node.kind !== 'project') return [];
+      const projectId = node.project.projectId;
+      const limit = this.shown.get(projectId) ?? PAGE;
+      const page = await progress.listEntries(projectId, { ...(this.tag ? { tags: [this.tag] } : {}), limit });
+      const nodes: ProgressLogNode[] = page.entries.map((entry) => ({ kind: 'entry', entry }));
+      if (page.total > page.entries.length) nodes.push({ kind: 'more', projectId, shown: page.entries.length, total: page.total });
+      if (page.total === 0 && this.tag) nodes.push({ kind: 'message', id: `none:${projectId}`, text: `No entries tagged #${this.tag}`, icon: 'info' });
+      return nodes;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return [{ kind: 'message', id: 'error', text: `Could not read the ledger: ${message}`, icon: 'error' }];
+    }
+  }
+
+  async resolveTreeItem(item: vscode.TreeItem, node: ProgressLogNode): Promise<vscode.TreeItem> {
+    if (node.kind !== 'entry' || !node.entry.hasSummary) return item;
+    try {
+      const entry = await (await this.host.progress()).showEntry(node.entry.id, node.entry.projectId);
+      item.tooltip = markdown(entryTooltip(node.entry, entry.summary));
+    } catch {
+      // keep the tooltip without a summary
+    }
+    return item;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+    this.refreshed.dispose();
+  }
+}
+
+export function registerProgressLogView(context: vscode.ExtensionContext, host: LedgerHost): { provider: ProgressLogProvider; view: vscode.TreeView<ProgressLogNode> } {
+  const provider = new ProgressLogProvider(host);
+  const view = vscode.window.createTreeView(ViewIds.progressLog, { treeDataProvider: provider, showCollapseAll: true });
+  context.subscriptions.push(provider, view);
+  return { provider, view };
+}

@@ -1,0 +1,96 @@
+// The manifest and the code agree: every contributed command is registered and every registered
+// command contributed; every view has a provider; the MCP provider id matches; settings match.
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CommandIds, MCP_PROVIDER_ID, TOOLSETS, ViewIds } from '../../../src/extension/commandIds';
+import { TOOLSET_NAMES } from '../../../src/mcp/toolsets';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  main: string;
+  engines: { vscode: string };
+  activationEvents: string[];
+  contributes: {
+    commands: { command: string; title: string; category: string }[];
+    views: Record<string, { id: string }[]>;
+    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    viewsWelcome: { view: string; contents: string }[];
+    menus: Record<string, { command: string; when?: string }[]>;
+    configuration: { properties: Record<string, { items?: { enum?: string[] }; default?: unknown }> };
+    mcpServerDefinitionProviders: { id: string; label: string }[];
+  };
+};
+
+function sources(dir: string): string {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && d.name.endsWith('.ts'))
+    .map((d) => fs.readFileSync(path.join(d.parentPath, d.name), 'utf8'))
+    .join('\n');
+}
+
+describe('extension manifest', () => {
+  const code = sources(path.join(root, 'src', 'extension'));
+  const ids = Object.values(CommandIds) as string[];
+
+  it('contributes exactly the commands the code defines, each with the Agent Progress category', () => {
+    const contributed = pkg.contributes.commands.map((c) => c.command).sort();
+    assert.deepEqual(contributed, [...ids].sort());
+    for (const c of pkg.contributes.commands) assert.equal(c.category, 'Agent Progress', c.command);
+  });
+
+  it('registers every contributed command, once', () => {
+    for (const [name] of Object.entries(CommandIds)) {
+      const registrations = code.match(new RegExp(`registerCommand\\(CommandIds\\.${name}\\b`, 'g')) ?? [];
+      assert.equal(registrations.length, 1, `CommandIds.${name} is registered ${registrations.length} times`);
+    }
+    assert.equal((code.match(/registerCommand\(/g) ?? []).length, ids.length, 'a command is registered outside CommandIds');
+  });
+
+  it('references only contributed commands in menus', () => {
+    for (const [menu, items] of Object.entries(pkg.contributes.menus)) {
+      for (const item of items) assert.ok(ids.includes(item.command), `${menu}: ${item.command}`);
+    }
+  });
+
+  it('gives every view a provider and a welcome text, in a container that exists', () => {
+    const containers: string[] = pkg.contributes.viewsContainers.activitybar.map((c) => c.id);
+    assert.deepEqual(containers, [ViewIds.container as string]);
+    const views = Object.entries(pkg.contributes.views).flatMap(([container, vs]) => {
+      assert.ok(containers.includes(container), container);
+      return vs.map((v) => v.id);
+    });
+    const viewIdNames = Object.entries(ViewIds).filter(([k]) => k !== 'container');
+    assert.deepEqual(views.sort(), viewIdNames.map(([, v]) => v).sort());
+    for (const [name] of viewIdNames) assert.match(code, new RegExp(`create(TreeView|WebviewPanel)\\(ViewIds\\.${name}\\b|registerWebviewViewProvider\\(ViewIds\\.${name}\\b`), name);
+    for (const view of views) assert.ok(pkg.contributes.viewsWelcome.some((w) => w.view === view), `${view} has no viewsWelcome`);
+    assert.ok(fs.existsSync(path.join(root, pkg.contributes.viewsContainers.activitybar[0]!.icon)));
+  });
+
+  it('registers the MCP provider under the contributed id', () => {
+    assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders.map((p) => p.id), [MCP_PROVIDER_ID]);
+    assert.match(code, /registerMcpServerDefinitionProvider\(MCP_PROVIDER_ID,/);
+  });
+
+  it('offers exactly the toolsets the server has, all on by default', () => {
+    const setting = pkg.contributes.configuration.properties['agentProgress.toolsets']!;
+    assert.deepEqual(setting.items?.enum, [...TOOLSETS]);
+    assert.deepEqual(setting.default, [...TOOLSETS]);
+    assert.deepEqual([...TOOLSETS], [...TOOLSET_NAMES]);
+  });
+
+  it('leaves activation to VS Code and needs the VS Code that has the MCP provider API', () => {
+    assert.deepEqual(pkg.activationEvents, []);
+    const [major, minor] = pkg.engines.vscode.replace(/^\^/, '').split('.').map(Number);
+    assert.ok(major! > 1 || minor! >= 101, pkg.engines.vscode);
+    assert.equal(pkg.main, './dist/extension.js');
+  });
+
+  it('packages only what runs: an allow-list .vscodeignore', () => {
+    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+    assert.equal(ignore.find((l) => l && !l.startsWith('#')), '**', 'the first rule excludes everything');
+    assert.ok(!ignore.some((l) => /node_modules/.test(l) && l.startsWith('!')));
+  });
+});
