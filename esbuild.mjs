@@ -29,7 +29,8 @@ const node = {
 const builds = [
   { ...node, entryPoints: { server: 'src/mcp/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
-  { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: true },
+  { ...node, entryPoints: { core: 'src/extension/coreBundle.ts' }, outdir: 'dist' },
   {
     bundle: true,
     platform: 'browser',
@@ -53,7 +54,11 @@ if (watch) {
   console.error('esbuild: watching');
 } else {
   const started = Date.now();
-  await Promise.all(builds.map((options) => esbuild.build(options)));
+  const results = await Promise.all(builds.map((options) => esbuild.build(options)));
+  // The extension shell must stay light: core, zod, sql.js and openai live in dist/core.js.
+  const shell = results.find((r) => r.metafile)?.metafile;
+  const heavy = Object.keys(shell?.inputs ?? {}).filter((f) => /node_modules\/(zod|sql\.js|openai|nanoid)\/|src\/core\/(storage|progress|services)/.test(f));
+  if (heavy.length > 0) throw new Error(`dist/extension.js pulls in what belongs in dist/core.js: ${heavy.slice(0, 5).join(', ')}`);
   for (const file of ['dist/server.js', 'dist/cli.js']) chmodSync(file, 0o755);
   console.error(`esbuild: built dist/ in ${Date.now() - started} ms`);
 }

@@ -44,6 +44,7 @@ export function notFound(message: string, details?: Record<string, unknown>): Le
   return new LedgerError('not_found', message, details ? { details } : {});
 }
 
+/** True for a LedgerError, also one made by another bundle of core (the extension loads core apart). */
 export function isLedgerError(value: unknown): value is LedgerError {
-  return value instanceof LedgerError;
+  return value instanceof LedgerError || (value instanceof Error && value.name === 'LedgerError' && typeof (value as { code?: unknown }).code === 'string');
 }

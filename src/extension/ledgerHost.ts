@@ -6,13 +6,14 @@ import * as vscode from 'vscode';
 import type { Logger } from '../core/log';
 import type { ProgressService } from '../core/progress/progressService';
 import type { SummaryProvider } from '../core/progress/summariser';
-import { Services } from '../core/services';
+import type { Services } from '../core/services';
 import type { Ledger } from '../core/storage/store';
+import { loadCore } from './core';
 
 const DEBOUNCE_MS = 100;
 
 export class LedgerHost implements vscode.Disposable {
-  private readonly services: Services;
+  private servicesInstance: Services | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after the ledger changed (any process), at most every 100 ms. */
   readonly onDidChange = this.changed.event;
@@ -23,20 +24,23 @@ export class LedgerHost implements vscode.Disposable {
   constructor(
     readonly ledgerPath: string,
     private readonly logger: Logger,
-    summaryProviders: readonly SummaryProvider[],
-  ) {
-    this.services = new Services({
-      config: { dbPath: ledgerPath, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
-      logger,
-      summaryProviders,
+    private readonly summaryProviders: readonly SummaryProvider[],
+  ) {}
+
+  private get services(): Services {
+    this.servicesInstance ??= new (loadCore().Services)({
+      config: { dbPath: this.ledgerPath, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      logger: this.logger,
+      summaryProviders: this.summaryProviders,
       // The extension host only reads and caches summaries: snapshots are the servers' job, and
       // exporting would double this process's memory for a moment.
       ledger: { watch: true, checkpoint: false },
     });
+    return this.servicesInstance;
   }
 
   get opened(): boolean {
-    return this.services.opened;
+    return this.servicesInstance?.opened ?? false;
   }
 
   async ledger(): Promise<Ledger> {
@@ -66,6 +70,6 @@ export class LedgerHost implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     this.unsubscribe?.();
     this.changed.dispose();
-    this.services.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
+    this.servicesInstance?.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
   }
 }

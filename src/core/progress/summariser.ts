@@ -97,7 +97,7 @@ export class Summariser {
         if (summary) return { summary, source: provider.source };
         this.logger.warn(`Summary by ${provider.label} came back empty; trying the next way`);
       } catch (err) {
-        if (err instanceof ProviderUnavailable) this.logger.debug(`Summary by ${provider.label} skipped: ${err.message}`);
+        if (err instanceof Error && err.name === 'ProviderUnavailable') this.logger.debug(`Summary by ${provider.label} skipped: ${err.message}`);
         else this.logger.warn(`Summary by ${provider.label} failed: ${describe(err)}`);
       }
     }

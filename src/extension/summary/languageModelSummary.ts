@@ -2,7 +2,8 @@
 // extension's counterpart of MCP sampling: no API key needed. Unavailable when no model is.
 
 import * as vscode from 'vscode';
-import { ProviderUnavailable, type SummaryProvider } from '../../core/progress/summariser';
+import type { SummaryProvider } from '../../core/progress/summariser';
+import { loadCore } from '../core';
 
 const CHEAP = /mini|haiku|flash|small|lite/i;
 
@@ -11,6 +12,7 @@ export function languageModelProvider(): SummaryProvider {
     source: 'language-model',
     label: "the editor's language model",
     async summarise(request, signal) {
+      const { ProviderUnavailable } = loadCore();
       if (typeof vscode.lm?.selectChatModels !== 'function') throw new ProviderUnavailable('this editor has no language model API');
       const models = await vscode.lm.selectChatModels();
       if (models.length === 0) throw new ProviderUnavailable('no chat model is available');

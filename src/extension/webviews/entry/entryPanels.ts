@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import { isLedgerError } from '../../../core/errors';
 import type { Logger } from '../../../core/log';
 import type { LogEntry } from '../../../core/progress/types';
-import { entryToHost, type EntryView, type HostToEntry } from '../../../shared/entryProtocol';
+import type { EntryView, HostToEntry } from '../../../shared/entryProtocol';
+import { loadCore } from '../../core';
 import type { LedgerHost } from '../../ledgerHost';
 import { webviewHtml, webviewOptions } from '../webviewHtml';
 
@@ -84,7 +85,7 @@ export class EntryPanels implements vscode.Disposable {
   }
 
   private async onMessage(id: string, state: OpenPanel, raw: unknown): Promise<void> {
-    const parsed = entryToHost.safeParse(raw);
+    const parsed = loadCore().entryToHost.safeParse(raw);
     if (!parsed.success) {
       this.logger.warn(`Ignored a malformed message from the entry view of ${id}`);
       return;

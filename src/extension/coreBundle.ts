@@ -1,0 +1,8 @@
+// Entry of dist/core.js: what the extension needs from core, bundled apart from dist/extension.js
+// and loaded on first use (through loadCore), so that activation does not parse zod, sql.js or the
+// openai client. Only this file may import core and shared values for the extension.
+
+export { Services } from '../core/services';
+export { createOpenAiProvider } from '../core/progress/openAiSummary';
+export { ProviderUnavailable } from '../core/progress/summariser';
+export { entryToHost } from '../shared/entryProtocol';
