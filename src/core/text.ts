@@ -19,6 +19,8 @@ export function codePointLength(text: string): number {
 export function unstorableReason(text: string): string | undefined {
   if (text.includes('\0')) return 'contains a NUL character (U+0000), which cannot be stored; remove it';
   if (!text.isWellFormed()) return 'contains an unpaired UTF-16 surrogate (invalid Unicode); send valid UTF-8 text';
+  // sql.js decodes every text column with a TextDecoder, which drops a leading byte order mark.
+  if (text.startsWith('\ufeff')) return 'starts with a byte order mark (U+FEFF), which cannot be stored; remove it';
   return undefined;
 }
 

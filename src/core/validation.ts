@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { invalidArgument } from './errors';
-import { codePointLength, unstorableReason } from './text';
+import { codePointLength, truncateText, unstorableReason } from './text';
 
 type Issue = z.core.$ZodIssue;
 
@@ -98,11 +98,14 @@ export function parseIsoDate(value: string): ParsedDate | undefined {
   if (zone && zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
+    if (Number(digits.slice(0, 2)) > 23 || Number(digits.slice(2, 4)) > 59) return undefined; // +24:00, -99:99
     offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4)));
   }
-  const utc = Date.UTC(Number(y), month - 1, day, Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms) - offsetMinutes * 60_000;
-  const check = new Date(Date.UTC(Number(y), month - 1, day));
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  const check = new Date(0);
+  check.setUTCFullYear(Number(y), month - 1, day);
   if (check.getUTCDate() !== day) return undefined; // 2025-02-30
+  const utc = check.getTime() + Date.UTC(1970, 0, 1, Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms) - offsetMinutes * 60_000;
   if (!Number.isFinite(utc)) return undefined;
   return { iso: new Date(utc).toISOString(), dateOnly: h === undefined };
 }
@@ -139,8 +142,12 @@ function pathLabel(path: readonly PropertyKey[]): string {
 function issueMessage(issue: Issue, known: readonly string[]): string {
   const where = pathLabel(issue.path);
   switch (issue.code) {
-    case 'unrecognized_keys':
-      return `Unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; accepted: ${known.join(', ')}`;
+    case 'unrecognized_keys': {
+      // The keys are the caller's: name a few, each cut short, so the message stays readable.
+      const shown = issue.keys.slice(0, 3).map((k) => `"${truncateText(k, 40)}"`);
+      const more = issue.keys.length > shown.length ? ` and ${issue.keys.length - shown.length} more` : '';
+      return `Unknown argument${issue.keys.length > 1 ? 's' : ''} ${shown.join(', ')}${more}; accepted: ${known.join(', ')}`;
+    }
     case 'invalid_type':
       if (where === '') return 'Arguments must be a JSON object';
       return issue.message.startsWith('Invalid input') ? `${where} must be ${issue.expected}` : issue.message;
@@ -151,11 +158,19 @@ function issueMessage(issue: Issue, known: readonly string[]): string {
   }
 }
 
+/** Problems listed in one refusal up to about this many characters. */
+const MAX_REFUSAL_LENGTH = 400;
+
 /** Validates raw arguments; throws an invalid_argument LedgerError with every problem named. */
 export function parseInput<S extends z.ZodObject>(schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const known = Object.keys(schema.shape);
   const messages = [...new Set(result.error.issues.map((issue) => issueMessage(issue, known)))];
-  throw invalidArgument(messages.join('; '));
+  // Every problem while the message stays readable (the first ones are the first to fix); the rest counted.
+  let text = messages[0] ?? 'Invalid arguments';
+  let shown = 1;
+  while (shown < messages.length && text.length + 2 + messages[shown]!.length <= MAX_REFUSAL_LENGTH) text += `; ${messages[shown++]}`;
+  if (shown < messages.length) text += `; and ${messages.length - shown} more problem${messages.length - shown > 1 ? 's' : ''}`;
+  throw invalidArgument(text);
 }

@@ -3,6 +3,7 @@
 // same message. The JSON Schemas are derived once from the same zod schemas.
 
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Logger } from '../core/log';
@@ -50,6 +51,15 @@ export function describeTool(tool: ToolDefinition): Tool {
   return listed;
 }
 
+/**
+ * tools/call as the SDK defines it, except that `arguments` may be any JSON value, so that core
+ * refuses a non-object (an array, a string, null...) with its own message as invalid params. The
+ * SDK's schema would turn it into an internal error (-32603) carrying a raw zod dump instead.
+ */
+const ToolCallRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
+
 export function installTools(
   server: Server,
   tools: readonly ToolDefinition[],
@@ -59,7 +69,9 @@ export function installTools(
   const listed = tools.map(describeTool);
   server.registerCapabilities({ tools: { listChanged: false } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Registered through Protocol's method: Server's own override re-validates the request against
+  // the SDK schema before any handler runs, which is what ToolCallRequestSchema relaxes.
+  Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server offers ${[...byName.keys()].join(', ')}.`);

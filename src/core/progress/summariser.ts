@@ -58,7 +58,8 @@ export function normaliseSummary(text: string): string {
 export function extractiveSummary(content: string): string {
   const flat = content.replace(/\s+/g, ' ').trim();
   if (codePointLength(flat) <= LIMITS.summary) return flat;
-  const sentences = flat.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? [flat];
+  // A split, not a match: a sentence regex backtracks quadratically on text without full stops.
+  const sentences = flat.split(/(?<=[.!?])\s+/);
   let out = '';
   for (const sentence of sentences) {
     const next = out ? `${out} ${sentence.trim()}` : sentence.trim();

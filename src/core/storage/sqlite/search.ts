@@ -64,7 +64,12 @@ export function fullTextMatch(text: string): string | undefined {
   }
   while (positives[positives.length - 1] === 'OR') positives.pop();
   if (positives.length === 0) return undefined;
-  return [positives.join(' '), ...negatives.map((n) => `NOT ${n}`)].join(' ');
+  if (negatives.length === 0) return positives.join(' ');
+  // NOT binds tighter than AND and OR, and FTS4 refuses a chain of a dozen NOTs as too deep: exclude
+  // once, from the whole query, whatever its OR branches.
+  const include = positives.includes('OR') ? `(${positives.join(' ')})` : positives.join(' ');
+  const exclude = negatives.length === 1 ? negatives[0]! : `(${negatives.join(' OR ')})`;
+  return `${include} NOT ${exclude}`;
 }
 
 /** Column weights for BM25 over (title, content). */
