@@ -3,7 +3,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -78,5 +78,10 @@ const after = await again.callTool({ name: 'search_logs', arguments: { projectId
 say(`\nAfter both servers stopped and a new one started: ${after.structuredContent.total} entries still there.`);
 await again.close();
 
+const vsix = path.join(root, 'agent-progress.vsix');
+if (existsSync(vsix)) {
+  say(`\nThe extension is packaged as ${path.relative(process.cwd(), vsix) || vsix} (${Math.round(statSync(vsix).size / 1024)} KB).`);
+  say('Install it with: code --install-extension agent-progress.vsix  (Copilot agent mode then finds the tools by itself).');
+}
 if (keep) say(`\nLedger kept at ${db}`);
 else rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // The extension's entry: activate() reads as a table of contents. Nothing here opens the ledger;
 // the views open it when first shown, the MCP servers when first called.
 
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './apiKey';
@@ -19,6 +20,7 @@ import { registerSummariseEntry } from './commands/summariseEntry';
 import type { ExtensionDeps } from './deps';
 import { LedgerHost } from './ledgerHost';
 import { registerMcpServerProvider } from './mcpServerProvider';
+import { readSettings } from './settings';
 import { outputLogger } from './outputLogger';
 import { languageModelProvider } from './summary/languageModelSummary';
 import { endpointProvider } from './summary/openAiSummary';
@@ -32,7 +34,14 @@ export interface AgentProgressApi {
   deps: ExtensionDeps;
 }
 
-export function ledgerPathFor(context: vscode.ExtensionContext): string {
+/** The ledger: the agentProgress.ledgerPath setting when set, else the workspace's storage. */
+export function ledgerPathFor(context: vscode.ExtensionContext, logger?: { warn(m: string): void }): string {
+  const chosen = readSettings().ledgerPath;
+  if (chosen) {
+    const expanded = chosen === '~' || chosen.startsWith('~/') ? path.join(os.homedir(), chosen.slice(1)) : chosen;
+    if (path.isAbsolute(expanded) && !expanded.split(/[\\/]/).includes('..')) return path.normalize(expanded);
+    logger?.warn(`agentProgress.ledgerPath must be an absolute path without '..' (got ${JSON.stringify(chosen)}); using workspace storage`);
+  }
   return path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'data.db');
 }
 
@@ -41,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   const output = vscode.window.createOutputChannel('Agent Progress', { log: true });
   const logger = outputLogger(output);
   const apiKeys = new ApiKeyStore(context.secrets);
-  const ledgerPath = ledgerPathFor(context);
+  const ledgerPath = ledgerPathFor(context, logger);
   const host = new LedgerHost(ledgerPath, logger, [languageModelProvider(), endpointProvider(apiKeys, logger)]);
   const entries = new EntryPanels(context.extensionUri, host, logger);
   context.subscriptions.push(output, apiKeys, host, entries);
@@ -69,6 +78,14 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     registerSetApiKey(deps),
     registerClearApiKey(deps),
     registerShowLog(deps),
+  );
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (!e.affectsConfiguration('agentProgress.ledgerPath') || ledgerPathFor(context) === ledgerPath) return;
+      const choice = await vscode.window.showInformationMessage('Agent Progress: the ledger location changed. Reload the window to use it.', 'Reload Window');
+      if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');
+    }),
   );
 
   const activationMs = performance.now() - started;

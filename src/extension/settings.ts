@@ -7,6 +7,8 @@ export { TOOLSETS, type Toolset } from './commandIds';
 
 export interface Settings {
   toolsets: Toolset[];
+  /** An absolute ledger path chosen by the user, or undefined for workspace storage. */
+  ledgerPath: string | undefined;
   summaryBaseUrl: string | undefined;
   summaryModel: string | undefined;
 }
@@ -19,7 +21,7 @@ export function readSettings(): Settings {
     const v = config.get<string>(key, '');
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
-  return { toolsets: [...new Set(toolsets)], summaryBaseUrl: text('summary.baseUrl'), summaryModel: text('summary.model') };
+  return { toolsets: [...new Set(toolsets)], ledgerPath: text('ledgerPath'), summaryBaseUrl: text('summary.baseUrl'), summaryModel: text('summary.model') };
 }
 
 /** True when a configuration change touches any of our settings. */

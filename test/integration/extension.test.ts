@@ -1,0 +1,191 @@
+// Inside a real VS Code: activation, the MCP provider and a server VS Code starts itself, the
+// Progress Log filled from the ledger and refreshed by other processes, search, the entry webview.
+
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import * as vscode from 'vscode';
+import { CommandIds, MCP_PROVIDER_ID, ViewIds } from '../../src/extension/commandIds';
+import type { AgentProgressApi } from '../../src/extension/extension';
+import type { ProgressLogNode } from '../../src/extension/views/progressLog/progressLogItems';
+import { startChatServer, type ChatServer } from '../helpers/chatServer';
+
+const run = promisify(execFile);
+const EXTENSION_ID = 'agent-progress.agent-progress';
+
+async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000, stepMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+describe('Agent Progress in VS Code', function () {
+  this.timeout(120_000);
+  let api: AgentProgressApi;
+  let extension: vscode.Extension<AgentProgressApi>;
+  let cli: (...args: string[]) => Promise<string>;
+  let chat: ChatServer;
+  const KEY = 'sk-integration-test-key-0123456789';
+
+  before(async () => {
+    extension = vscode.extensions.getExtension<AgentProgressApi>(EXTENSION_ID)!;
+    assert.ok(extension, `${EXTENSION_ID} is installed`);
+    api = await extension.activate();
+    const script = path.join(extension.extensionPath, 'dist', 'cli.js');
+    cli = async (...args: string[]) => (await run(process.execPath, [script, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath } })).stdout;
+    chat = await startChatServer();
+  });
+
+  after(async () => {
+    await chat?.close();
+  });
+
+  it('activates without opening the ledger, which lives in workspace storage', () => {
+    assert.equal(extension.isActive, true);
+    assert.equal(api.deps.host.opened, false, 'the ledger opens on first use, not at activation');
+    assert.equal(fs.existsSync(`${api.ledgerPath}.journal`), false);
+    const storage = (api.deps.context.storageUri ?? api.deps.context.globalStorageUri).fsPath;
+    assert.equal(path.dirname(api.ledgerPath), storage);
+    console.log(`      activate() took ${api.activationMs.toFixed(1)} ms`);
+  });
+
+  it('registers every contributed command', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const contributed = (extension.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command);
+    for (const id of contributed) assert.ok(registered.has(id), `${id} is contributed but not registered`);
+    for (const id of Object.values(CommandIds)) assert.ok(contributed.includes(id), `${id} is registered but not contributed`);
+    assert.deepEqual((extension.packageJSON.contributes.mcpServerDefinitionProviders as { id: string }[]).map((p) => p.id), [MCP_PROVIDER_ID]);
+  });
+
+  it('lets VS Code start the bundled server and call log_progress and get_context through it', async () => {
+    // Settings and key first: VS Code passes them when it resolves the server to start it.
+    await vscode.workspace.getConfiguration('agentProgress').update('summary.baseUrl', chat.baseUrl, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('agentProgress').update('summary.model', 'integration-model', vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand(CommandIds.setApiKey, KEY);
+
+    const tool = await until(async () => {
+      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined);
+      return vscode.lm.tools.find((t) => t.name.endsWith('log_progress'));
+    }, 'the log_progress tool from the Agent Progress server', 90_000, 500);
+    for (const name of ['get_context', 'search_logs']) assert.ok(vscode.lm.tools.some((t) => t.name.endsWith(name)), name);
+
+    const logged = await vscode.lm.invokeTool(tool.name, {
+      input: { projectId: 'vscode-itest', title: 'Logged through VS Code', content: 'VS Code started the bundled server and called it.', tags: ['itest'] },
+      toolInvocationToken: undefined,
+    });
+    // VS Code hands the model the structured content when a tool declares an output schema.
+    const text = logged.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    const id = /"id":"([A-Za-z0-9_-]{12})"/.exec(text)?.[1] ?? /\(ID: ([A-Za-z0-9_-]{12})\)/.exec(text)?.[1];
+    assert.ok(id, text);
+
+    const getContext = vscode.lm.tools.find((t) => t.name.endsWith('get_context'))!;
+    const context = await vscode.lm.invokeTool(getContext.name, { input: { projectId: 'vscode-itest', id }, toolInvocationToken: undefined });
+    const summary = context.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    assert.ok(summary.length > 0);
+    // With no chat model signed in, sampling cannot answer; the endpoint from the settings did, with the key from SecretStorage.
+    const asked = chat.requests.find((r) => r.body.model === 'integration-model');
+    assert.ok(asked, `the endpoint was called (${chat.requests.length} requests)`);
+    assert.equal(asked.headers.authorization, `Bearer ${KEY}`);
+
+    // The entry is in the ledger the extension reads (through core, not MCP).
+    const entry = await (await api.deps.host.progress()).showEntry(id!, 'vscode-itest');
+    assert.equal(entry.title, 'Logged through VS Code');
+  });
+
+  it('fills the Progress Log from the ledger, newest first', async () => {
+    await cli('log', '--project', 'seeded', '--title', 'First seeded entry', '--content', 'one', '--agent', 'cli', '--tag', 'seed');
+    await cli('log', '--project', 'seeded', '--title', 'Second seeded entry', '--content', 'two', '--tag', 'seed');
+    const provider = api.deps.progressLog;
+    const projects = await until(async () => {
+      const roots = await provider.getChildren();
+      return roots.some((n) => n.kind === 'project' && n.project.projectId === 'seeded') && roots;
+    }, 'the seeded project');
+    const seeded = projects.find((n): n is Extract<ProgressLogNode, { kind: 'project' }> => n.kind === 'project' && n.project.projectId === 'seeded')!;
+    const entries = await provider.getChildren(seeded);
+    assert.deepEqual(
+      entries.map((n) => (n.kind === 'entry' ? n.entry.title : n.kind)),
+      ['Second seeded entry', 'First seeded entry'],
+    );
+    const item = provider.getTreeItem(entries[1]!);
+    assert.match(String(item.description), /^cli · #seed · /);
+    assert.equal(item.contextValue, 'entry');
+  });
+
+  it('refreshes the view within a second when another process writes the ledger', async () => {
+    await vscode.commands.executeCommand(`${ViewIds.progressLog}.focus`);
+    await api.deps.host.progress();
+    const provider = api.deps.progressLog;
+    let changedAt = 0;
+    const subscription = provider.onDidChangeTreeData(() => {
+      changedAt ||= Date.now();
+    });
+    try {
+      const { stdout } = await run(process.execPath, [path.join(extension.extensionPath, 'dist', 'cli.js'), 'log', '--project', 'live', '--title', 'Written by a terminal agent', '--content', 'x', '--json'], {
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath },
+      });
+      const wroteAt = Date.now();
+      const id = (JSON.parse(stdout) as { id: string }).id;
+      await until(() => changedAt > 0, 'the view to refresh', 5_000, 20);
+      console.log(`      view refreshed ${Math.max(0, changedAt - wroteAt)} ms after the other process wrote`);
+      assert.ok(changedAt - wroteAt < 1_000, `refreshed after ${changedAt - wroteAt} ms`);
+      const roots = await provider.getChildren();
+      const live = roots.find((n) => n.kind === 'project' && n.project.projectId === 'live')!;
+      const entries = await provider.getChildren(live);
+      assert.ok(entries.some((n) => n.kind === 'entry' && n.entry.id === id));
+    } finally {
+      subscription.dispose();
+    }
+  });
+
+  it('filters the view by tag and clears the filter', async () => {
+    await vscode.commands.executeCommand(CommandIds.filterByTag, 'seed');
+    assert.equal(api.deps.progressLogView.description, '#seed');
+    const roots = await api.deps.progressLog.getChildren();
+    const live = roots.find((n) => n.kind === 'project' && n.project.projectId === 'live')!;
+    const filtered = await api.deps.progressLog.getChildren(live);
+    assert.deepEqual(filtered.map((n) => n.kind), ['message']);
+    await vscode.commands.executeCommand(CommandIds.clearTagFilter);
+    assert.equal(api.deps.progressLogView.description, undefined);
+    assert.equal(api.deps.progressLog.tagFilter, undefined);
+  });
+
+  it('searches the full text as you type and opens the chosen entry', async () => {
+    const out = await cli('log', '--project', 'search', '--title', 'Flaky checkout test', '--content', 'The webhook raced the payment mock; awaited it.', '--json');
+    const id = (JSON.parse(out) as { id: string }).id;
+    const { pick } = (await vscode.commands.executeCommand(CommandIds.searchLogs)) as { pick: vscode.QuickPick<vscode.QuickPickItem & { entry?: { id: string } }> };
+    pick.value = 'webho';
+    // The list first shows the newest entries; wait for the ranked result with its snippet.
+    const item = await until(() => pick.items.find((i) => i.entry?.id === id && /webhook/.test(i.detail ?? '')), 'the search result', 10_000, 50);
+    assert.equal(item.label, 'Flaky checkout test');
+    assert.match(item.description ?? '', /^search · /);
+    assert.match(item.detail ?? '', /webhook/);
+    pick.activeItems = [item];
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    await until(() => api.deps.entries.openIds.includes(id), 'the entry webview', 10_000, 50);
+  });
+
+  it('opens an entry by id, with hostile content, in a webview with a strict policy', async () => {
+    const hostile = '<script>window.pwned = 1</script>\n\n<img src=x onerror="window.pwned = 2">\n\n[click](javascript:alert(1))\n\n**bold** `code`';
+    const out = await cli('log', '--project', 'hostile', '--title', '<img src=x onerror=alert(1)>', '--content', hostile, '--json');
+    const id = (JSON.parse(out) as { id: string }).id;
+    await vscode.commands.executeCommand(CommandIds.openEntryById, id);
+    await until(() => api.deps.entries.openIds.includes(id), 'the entry webview', 10_000, 50);
+    const tab = await until(
+      () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label === '<img src=x onerror=alert(1)>'),
+      'the webview tab',
+    );
+    assert.ok(tab);
+  });
+
+  it('says clearly when an entry id does not exist', async () => {
+    const before = api.deps.entries.openIds.length;
+    await vscode.commands.executeCommand(CommandIds.openEntryById, 'doesnotexist');
+    assert.equal(api.deps.entries.openIds.length, before);
+  });
+});
