@@ -12,7 +12,9 @@ import { Summariser } from '../src/core/progress/summariser';
 import type { NewEntry } from '../src/core/progress/types';
 import { openLedger } from '../src/core/storage/openLedger';
 import { SqliteEngine, type WriteTx } from '../src/core/storage/sqlite/engine';
-import { MIGRATIONS } from '../src/core/storage/sqlite/migrations';
+import { SCHEMAS } from '../src/core/storage/sqlite/schemas';
+
+const MIGRATIONS = SCHEMAS.flatMap((stream) => stream.migrations);
 import { SqliteProgressStore } from '../src/core/storage/sqlite/progressRepo';
 import { bm25, fullTextMatch, titleTrigramDoc } from '../src/core/storage/sqlite/search';
 import { fold } from '../src/core/text';
@@ -34,7 +36,7 @@ export interface BulkLoader {
 export async function openBulkLoader(file: string): Promise<BulkLoader> {
   const engine = await SqliteEngine.open({
     file,
-    migrations: MIGRATIONS,
+    schemas: SCHEMAS,
     checkpoint: false,
     functions: { ap_bm25: (blob) => bm25(blob) },
   });

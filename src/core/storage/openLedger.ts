@@ -2,7 +2,7 @@
 
 import type { Logger } from '../log';
 import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
-import { MIGRATIONS } from './sqlite/migrations';
+import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
 import { bm25 } from './sqlite/search';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
@@ -21,7 +21,7 @@ export interface OpenLedgerOptions {
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   const engine = await SqliteEngine.open({
     file: options.file,
-    migrations: MIGRATIONS,
+    schemas: SCHEMAS,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),

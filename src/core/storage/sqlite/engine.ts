@@ -35,6 +35,16 @@ export interface Migration {
   statements: readonly string[];
 }
 
+/**
+ * The migrations of one part of the schema (a toolset), versioned on their own in _meta under
+ * `schema_version.<name>`: toolsets evolve independently, and a ledger that a newer build gave
+ * extra parts still opens in an older one.
+ */
+export interface SchemaStream {
+  name: string;
+  migrations: readonly Migration[];
+}
+
 export interface CheckpointPolicy {
   /** Journal size that always triggers a snapshot. */
   minBytes: number;
@@ -51,7 +61,7 @@ export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapsho
 export interface EngineOptions {
   /** Ledger (snapshot) path; companion files sit beside it. */
   file: string;
-  migrations: readonly Migration[];
+  schemas: readonly SchemaStream[];
   logger?: Logger;
   /** false: never write snapshots from this process (a reader such as the extension host). */
   checkpoint?: Partial<CheckpointPolicy> | false;
@@ -265,7 +275,7 @@ export class SqliteEngine {
 
   private async load(): Promise<void> {
     const state = this.loadUnlocked();
-    const needsLock = state !== 'ok' || this.schemaVersion() < this.latestVersion();
+    const needsLock = state !== 'ok' || this.needsMigration();
     if (needsLock) {
       await this.mutex.run(async () => {
         await this.lock.acquire();
@@ -733,36 +743,48 @@ export class SqliteEngine {
 
   // ---- schema --------------------------------------------------------------------------------
 
-  private latestVersion(): number {
-    return this.options.migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  private static latest(stream: SchemaStream): number {
+    return stream.migrations.reduce((max, m) => Math.max(max, m.version), 0);
   }
 
-  private schemaVersion(): number {
+  private schemaVersion(stream: string): number {
     const hasMeta = this.db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_meta'")[0];
     if (!hasMeta) return 0;
-    const row = this.db.exec("SELECT value FROM _meta WHERE key = 'schema_version'")[0]?.values[0];
+    const row = this.db.exec('SELECT value FROM _meta WHERE key = ?', [`schema_version.${stream}`])[0]?.values[0];
     return row ? Number(row[0]) : 0;
   }
 
+  private needsMigration(): boolean {
+    return this.options.schemas.some((stream) => this.schemaVersion(stream.name) < SqliteEngine.latest(stream));
+  }
+
   private checkSchemaNotTooNew(): void {
-    const version = this.schemaVersion();
-    if (version > this.latestVersion()) {
-      this.tooNew = `The ledger ${this.file} has schema version ${version}, newer than this Agent Progress understands (${this.latestVersion()}). Update Agent Progress; the ledger was not changed.`;
+    for (const stream of this.options.schemas) {
+      const version = this.schemaVersion(stream.name);
+      if (version > SqliteEngine.latest(stream)) {
+        this.tooNew = `The ledger ${this.file} has ${stream.name} schema version ${version}, newer than this Agent Progress understands (${SqliteEngine.latest(stream)}). Update Agent Progress; the ledger was not changed.`;
+      }
     }
   }
 
   private migrateLocked(): void {
-    const current = this.schemaVersion();
-    const pending = this.options.migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version);
-    if (pending.length === 0) return;
+    const plan = this.options.schemas
+      .map((stream) => {
+        const current = this.schemaVersion(stream.name);
+        return { stream, current, pending: stream.migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version) };
+      })
+      .filter((p) => p.pending.length > 0);
+    if (plan.length === 0) return;
     this.writeLocked((tx) => {
       tx.run('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-      for (const migration of pending) {
-        for (const statement of migration.statements) tx.run(statement);
-        tx.run("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)", [String(migration.version)]);
+      for (const { stream, pending } of plan) {
+        for (const migration of pending) {
+          for (const statement of migration.statements) tx.run(statement);
+          tx.run('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)', [`schema_version.${stream.name}`, String(migration.version)]);
+        }
       }
     });
-    this.logger.info(`Ledger ${this.file} migrated from schema ${current} to ${this.latestVersion()}`);
+    for (const { stream, current } of plan) this.logger.info(`Ledger ${this.file}: ${stream.name} schema migrated from ${current} to ${SqliteEngine.latest(stream)}`);
   }
 
   // ---- sql.js plumbing -------------------------------------------------------------------------

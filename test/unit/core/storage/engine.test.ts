@@ -25,7 +25,7 @@ function capture(): { logger: Logger; lines: string[] } {
 const opened: SqliteEngine[] = [];
 
 async function open(file: string, extra: Partial<EngineOptions> = {}): Promise<SqliteEngine> {
-  const engine = await SqliteEngine.open({ file, migrations: [V1], checkpoint: false, ...extra });
+  const engine = await SqliteEngine.open({ file, schemas: [{ name: 'kv', migrations: [V1] }], checkpoint: false, ...extra });
   opened.push(engine);
   return engine;
 }
@@ -274,7 +274,7 @@ describe('storage engine', () => {
     await put(a, 'k', 'hello');
     await a.checkpoint();
     await put(a, 'k2', 'hi');
-    const b = await open(file, { migrations: [V1, V2] });
+    const b = await open(file, { schemas: [{ name: 'kv', migrations: [V1, V2] }] });
     assert.deepEqual(
       b.read((tx) => tx.all('SELECT k, len FROM kv ORDER BY k')),
       [
@@ -283,8 +283,25 @@ describe('storage engine', () => {
       ],
     );
     // The old handle replays the migration, then knows it cannot use the ledger any more.
-    assert.throws(() => all(a), /schema version 2, newer than this Agent Progress understands \(1\)/);
+    assert.throws(() => all(a), /kv schema version 2, newer than this Agent Progress understands \(1\)/);
     await assert.rejects(open(file), /newer than this Agent Progress understands/);
+  });
+
+  it('versions each part of the schema on its own, and opens a ledger with parts it does not know', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const other = { name: 'other', migrations: [{ version: 1, description: 'x', statements: ['CREATE TABLE other (x INTEGER)'] }] };
+    const both = await open(file, { schemas: [{ name: 'kv', migrations: [V1] }, other] });
+    await put(both, 'k', 'v');
+    await both.close();
+    const kvOnly = await open(file);
+    assert.deepEqual(all(kvOnly), { k: 'v' });
+    assert.deepEqual(
+      kvOnly.read((tx) => tx.all("SELECT key, value FROM _meta WHERE key LIKE 'schema_version.%' ORDER BY key")),
+      [
+        { key: 'schema_version.kv', value: '1' },
+        { key: 'schema_version.other', value: '1' },
+      ],
+    );
   });
 
   it('breaks a lock left by a process that died', async () => {

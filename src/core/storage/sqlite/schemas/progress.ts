@@ -1,0 +1,59 @@
+// The progress log's part of the schema. Migrations are applied in order on open, under the lock,
+// and journaled like any write, so every process sharing the ledger sees them. Append; never edit
+// a shipped one; statements must be deterministic.
+
+import type { SchemaStream } from '../engine';
+
+export const progressSchema: SchemaStream = {
+  name: 'progress',
+  migrations: [
+    {
+      version: 1,
+      description: 'progress log: projects, entries, tags, full-text and title trigram indexes',
+      statements: [
+        `CREATE TABLE projects (
+          project_id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        )`,
+        // Content last: listing queries read the columns before it without touching overflow pages.
+        `CREATE TABLE log_entries (
+          id TEXT NOT NULL UNIQUE,
+          project_id TEXT NOT NULL REFERENCES projects (project_id),
+          created_at TEXT NOT NULL,
+          title TEXT NOT NULL,
+          title_fold TEXT NOT NULL,
+          tags TEXT NOT NULL DEFAULT '[]',
+          agent_id TEXT,
+          summary TEXT,
+          summary_source TEXT,
+          content TEXT NOT NULL
+        )`,
+        'CREATE INDEX idx_entries_project_created ON log_entries (project_id, created_at)',
+        `CREATE TABLE entry_tags (
+          tag_fold TEXT NOT NULL,
+          entry_rowid INTEGER NOT NULL,
+          tag TEXT NOT NULL,
+          PRIMARY KEY (tag_fold, entry_rowid)
+        ) WITHOUT ROWID`,
+        'CREATE INDEX idx_entry_tags_entry ON entry_tags (entry_rowid)',
+        'CREATE VIRTUAL TABLE log_entries_fts USING fts4 (content="log_entries", title, content, tokenize=unicode61)',
+        'CREATE VIRTUAL TABLE log_entries_tri USING fts4 (tri, tokenize=simple)',
+        `CREATE TRIGGER log_entries_ai AFTER INSERT ON log_entries BEGIN
+          INSERT INTO log_entries_fts (docid, title, content) VALUES (new.rowid, new.title, new.content);
+        END`,
+        `CREATE TRIGGER log_entries_bd BEFORE DELETE ON log_entries BEGIN
+          DELETE FROM log_entries_fts WHERE docid = old.rowid;
+          DELETE FROM log_entries_tri WHERE docid = old.rowid;
+          DELETE FROM entry_tags WHERE entry_rowid = old.rowid;
+        END`,
+        `CREATE TRIGGER log_entries_bu BEFORE UPDATE OF title, content ON log_entries BEGIN
+          DELETE FROM log_entries_fts WHERE docid = old.rowid;
+        END`,
+        `CREATE TRIGGER log_entries_au AFTER UPDATE OF title, content ON log_entries BEGIN
+          INSERT INTO log_entries_fts (docid, title, content) VALUES (new.rowid, new.title, new.content);
+        END`,
+      ],
+    },
+  ],
+};
