@@ -46,7 +46,9 @@ export class LedgerHost implements vscode.Disposable {
   async ledger(): Promise<Ledger> {
     const ledger = await this.services.ledger();
     if (!this.unsubscribe && !this.disposed) {
-      this.unsubscribe = ledger.onDidChange(() => this.announce());
+      this.unsubscribe = ledger.onDidChange((change) => {
+        if (!change.maintenance) this.announce();
+      });
       for (const notice of ledger.notices) void vscode.window.showWarningMessage(`Agent Progress: ${notice}`);
     }
     return ledger;

@@ -60,7 +60,7 @@ describe('progress tools under random and hostile input (properties, dist/server
       client,
       seq: async () => {
         await ledger!.refresh();
-        return (await ledger!.stats()).seq;
+        return (await ledger!.stats()).changes;
       },
       logLines: () => stderr.split('\n'),
     });

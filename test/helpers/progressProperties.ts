@@ -619,7 +619,7 @@ export type Outcome = { ok: true; result: CallToolResult } | { ok: false; code: 
 /** How a call reaches a server, and how to read the ledger's sequence number beside it. */
 export interface Harness {
   client: Client;
-  /** The ledger's last journal sequence number (stats().seq). */
+  /** The ledger's count of data changes (stats().changes; index upkeep not counted). */
   seq(): Promise<number>;
   /** Server log lines so far. */
   logLines(): string[];

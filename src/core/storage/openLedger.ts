@@ -35,7 +35,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     get notices() {
       return engine.notices;
     },
-    onDidChange: (listener: (change: LedgerChange) => void) => engine.onDidChange((c) => listener({ foreign: c.foreign })),
+    onDidChange: (listener: (change: LedgerChange) => void) => engine.onDidChange((c) => listener({ foreign: c.foreign, maintenance: c.maintenance })),
     refresh: async () => {
       engine.refresh();
     },
@@ -43,6 +43,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     compact: async () => {
       await engine.checkpoint();
     },
+    settle: () => progress.flushIndex(),
     close: () => engine.close(),
   };
 }

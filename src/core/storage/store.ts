@@ -13,6 +13,8 @@ export interface ProgressStore {
   /** Caches a summary unless one is already cached; returns the one that is cached afterwards. */
   saveSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<{ summary: string; source: SummarySource }>;
   searchEntries(query: EntryQuery): Promise<EntryPage>;
+  /** Finishes indexing entries that wait for it (done by itself when idle and before a search). */
+  flushIndex(): Promise<void>;
   listProjects(): Promise<ProjectInfo[]>;
   listTags(projectId: string): Promise<TagCount[]>;
 }
@@ -20,6 +22,8 @@ export interface ProgressStore {
 export interface LedgerChange {
   /** true when another process wrote the ledger. */
   foreign: boolean;
+  /** true when only upkeep was written (index batches): nothing a view shows changed. */
+  maintenance: boolean;
 }
 
 export interface LedgerStats {
@@ -27,6 +31,8 @@ export interface LedgerStats {
   location: string;
   generation: number;
   seq: number;
+  /** Data changes ever written (upkeep such as indexing not counted); the same in every process once caught up. */
+  changes: number;
   snapshotBytes: number;
   journalBytes: number;
 }
@@ -43,5 +49,7 @@ export interface Ledger {
   stats(): Promise<LedgerStats>;
   /** Writes a snapshot now (the engine also does this on its own). */
   compact(): Promise<void>;
+  /** Finishes background upkeep (indexing) now instead of when idle. */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }

@@ -52,11 +52,13 @@ export interface CheckpointPolicy {
   snapshotRatio: number;
   /** Quiet time after the last write before an idle snapshot is considered. */
   idleMs: number;
-  /** Journal size below which an idle snapshot is not worth writing. */
+  /** Journal size below which an idle snapshot is not worth writing... */
   idleMinBytes: number;
+  /** ...nor below this fraction of the snapshot: exporting a large ledger blocks for a moment. */
+  idleSnapshotRatio: number;
 }
 
-export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapshotRatio: 0.5, idleMs: 15_000, idleMinBytes: 256 << 10 };
+export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapshotRatio: 0.5, idleMs: 15_000, idleMinBytes: 256 << 10, idleSnapshotRatio: 0.05 };
 
 export interface EngineOptions {
   /** Ledger (snapshot) path; companion files sit beside it. */
@@ -76,12 +78,21 @@ export interface EngineChange {
   /** true when another process wrote; false for this process's own writes. */
   foreign: boolean;
   seq: number;
+  /** true when only upkeep (index batches) was written: nothing a view shows changed. */
+  maintenance: boolean;
+}
+
+export interface WriteOptions {
+  /** Upkeep that changes no data, such as indexing: not counted in `changes`, flagged to listeners. */
+  maintenance?: boolean;
 }
 
 export interface EngineStats {
   file: string;
   generation: number;
   seq: number;
+  /** Data changes ever written (journal records that are not maintenance), comparable across processes. */
+  changes: number;
   snapshotBytes: number;
   journalBytes: number;
   checkpoints: number;
@@ -153,6 +164,7 @@ export class SqliteEngine {
   private journal: OpenJournal | undefined;
   private generation = 0;
   private lastSeq = 0;
+  private changes = 0;
   private snapshotBytes = 0;
   private snapshotId: SnapshotIdentity | undefined;
   private checkpoints = 0;
@@ -209,13 +221,13 @@ export class SqliteEngine {
    * Runs `fn` in a transaction under the inter-process lock, after catching up. Statements it
    * runs are journaled and fsynced before this resolves; if `fn` throws, nothing is kept.
    */
-  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+  write<T>(fn: (tx: WriteTx) => T, options: WriteOptions = {}): Promise<T> {
     this.assertUsable();
     return this.mutex.run(async () => {
       this.assertUsable();
       await this.lock.acquire();
       try {
-        return this.writeLocked(fn);
+        return this.writeLocked(fn, options);
       } finally {
         this.lock.release();
       }
@@ -252,6 +264,7 @@ export class SqliteEngine {
       file: this.file,
       generation: this.generation,
       seq: this.lastSeq,
+      changes: this.changes,
       snapshotBytes: this.snapshotBytes,
       journalBytes: this.journal ? this.journal.offset - HEADER_SIZE : 0,
       checkpoints: this.checkpoints,
@@ -329,6 +342,7 @@ export class SqliteEngine {
     this.replaceDb(new this.sql.Database());
     this.generation = 0;
     this.lastSeq = 0;
+    this.changes = 0;
     this.snapshotBytes = 0;
     this.snapshotId = undefined;
   }
@@ -356,12 +370,13 @@ export class SqliteEngine {
     let db: Database;
     try {
       db = new this.sql.Database(bytes);
-      const row = db.exec('SELECT generation, base_seq FROM _ledger_snapshot WHERE id = 1')[0]?.values[0];
+      const row = db.exec('SELECT generation, base_seq, changes FROM _ledger_snapshot WHERE id = 1')[0]?.values[0];
       db.exec("SELECT count(*) FROM sqlite_master WHERE type = 'table'");
       if (!row) throw new Error('no snapshot row');
       this.replaceDb(db);
       this.generation = Number(row[0]);
       this.lastSeq = Number(row[1]);
+      this.changes = Number(row[2]);
     } catch {
       return 'corrupt';
     }
@@ -496,7 +511,7 @@ export class SqliteEngine {
     }
     const state = this.loadUnlocked();
     if (state === 'corrupt' || state === 'bad-journal') throw new LedgerError('unavailable', `The ledger ${this.file} became unreadable while open. Reopen it to recover.`);
-    this.emit({ foreign: true, seq: this.lastSeq });
+    this.emit({ foreign: true, seq: this.lastSeq, maintenance: false });
     return Math.max(1, this.lastSeq - before);
   }
 
@@ -579,14 +594,16 @@ export class SqliteEngine {
       this.db.run('ROLLBACK');
       throw new LedgerError('internal', `Journal record ${records[0]?.seq ?? '?'} of ${this.journalPath} could not be applied (${(err as Error).message}). It may come from a newer Agent Progress; update this one.`);
     }
-    this.lastSeq = records[records.length - 1]!.seq;
+    const last = records[records.length - 1]!;
+    this.lastSeq = last.seq;
+    this.changes = last.changes;
     this.checkSchemaNotTooNew();
-    this.emit({ foreign: true, seq: this.lastSeq });
+    this.emit({ foreign: true, seq: this.lastSeq, maintenance: records.every((r) => r.maintenance) });
   }
 
   // ---- writing -------------------------------------------------------------------------------
 
-  private writeLocked<T>(fn: (tx: WriteTx) => T): T {
+  private writeLocked<T>(fn: (tx: WriteTx) => T, options: WriteOptions = {}): T {
     this.catchUp(true);
     this.ensureJournalLocked();
     this.assertUsable();
@@ -605,7 +622,9 @@ export class SqliteEngine {
       return result;
     }
     const seq = this.lastSeq + 1;
-    const record = encodeRecord({ seq, time: Date.now(), ops });
+    const maintenance = options.maintenance === true;
+    const changes = this.changes + (maintenance ? 0 : 1);
+    const record = encodeRecord({ seq, time: Date.now(), ops, changes, maintenance });
     try {
       writeAllSync(journal.fd, record, journal.offset);
       fs.fdatasyncSync(journal.fd);
@@ -621,7 +640,8 @@ export class SqliteEngine {
     this.db.run('COMMIT');
     journal.offset += record.length;
     this.lastSeq = seq;
-    this.emit({ foreign: false, seq });
+    this.changes = changes;
+    this.emit({ foreign: false, seq, maintenance });
     this.scheduleCheckpointIfDue();
     return result;
   }
@@ -700,8 +720,15 @@ export class SqliteEngine {
     if (journal.offset <= HEADER_SIZE && fs.existsSync(this.file)) return false;
     const nextGen = this.generation + 1;
     const started = Date.now();
-    this.db.run('CREATE TABLE IF NOT EXISTS _ledger_snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, base_seq INTEGER NOT NULL, written_at TEXT NOT NULL)');
-    this.db.run('INSERT OR REPLACE INTO _ledger_snapshot (id, generation, base_seq, written_at) VALUES (1, ?, ?, ?)', [nextGen, this.lastSeq, new Date().toISOString()]);
+    this.db.run(
+      'CREATE TABLE IF NOT EXISTS _ledger_snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, base_seq INTEGER NOT NULL, changes INTEGER NOT NULL, written_at TEXT NOT NULL)',
+    );
+    this.db.run('INSERT OR REPLACE INTO _ledger_snapshot (id, generation, base_seq, changes, written_at) VALUES (1, ?, ?, ?, ?)', [
+      nextGen,
+      this.lastSeq,
+      this.changes,
+      new Date().toISOString(),
+    ]);
     this.db.run(`PRAGMA application_id = ${APPLICATION_ID}; PRAGMA user_version = ${nextGen};`);
     this.freeStatements(); // export() closes and reopens the database, freeing every statement
     const bytes = this.db.export();
@@ -733,7 +760,7 @@ export class SqliteEngine {
       return;
     }
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    if (journalBytes < policy.idleMinBytes) return;
+    if (journalBytes < Math.max(policy.idleMinBytes, this.snapshotBytes * policy.idleSnapshotRatio)) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
@@ -783,7 +810,7 @@ export class SqliteEngine {
           tx.run('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)', [`schema_version.${stream.name}`, String(migration.version)]);
         }
       }
-    });
+    }, { maintenance: true });
     for (const { stream, current } of plan) this.logger.info(`Ledger ${this.file}: ${stream.name} schema migrated from ${current} to ${SqliteEngine.latest(stream)}`);
   }
 

@@ -24,6 +24,10 @@ export interface JournalRecord {
   seq: number;
   time: number;
   ops: Op[];
+  /** Data changes so far, this record included; maintenance records (indexing) do not count. */
+  changes: number;
+  /** Upkeep that changes no data (index batches): views need not refresh for it. */
+  maintenance: boolean;
 }
 
 export function encodeHeader(header: JournalHeader): Buffer {
@@ -58,7 +62,13 @@ function decodeValue(v: EncodedValue): SqlValue {
 
 export function encodeRecord(record: JournalRecord): Buffer {
   const payload = Buffer.from(
-    JSON.stringify({ s: record.seq, t: record.time, o: record.ops.map(([sql, params]) => [sql, params.map(encodeValue)]) }),
+    JSON.stringify({
+      s: record.seq,
+      t: record.time,
+      c: record.changes,
+      ...(record.maintenance ? { m: 1 } : {}),
+      o: record.ops.map(([sql, params]) => [sql, params.map(encodeValue)]),
+    }),
     'utf8',
   );
   const out = Buffer.allocUnsafe(RECORD_HEAD + payload.length);
@@ -81,15 +91,15 @@ export function parseRecordAt(buf: Buffer, at: number): ParseStep {
   if (buf.length - at < RECORD_HEAD + len) return { kind: 'incomplete', needed: RECORD_HEAD + len };
   const payload = buf.subarray(at + RECORD_HEAD, at + RECORD_HEAD + len);
   if (crc32(payload) !== buf.readUInt32LE(at + 4)) return { kind: 'bad', reason: 'record checksum does not match' };
-  let raw: { s?: unknown; t?: unknown; o?: unknown };
+  let raw: { s?: unknown; t?: unknown; o?: unknown; c?: unknown; m?: unknown };
   try {
     raw = JSON.parse(payload.toString('utf8')) as typeof raw;
   } catch {
     return { kind: 'bad', reason: 'record payload is not JSON' };
   }
-  if (typeof raw.s !== 'number' || typeof raw.t !== 'number' || !Array.isArray(raw.o)) {
-    return { kind: 'bad', reason: 'record payload lacks seq, time or ops' };
+  if (typeof raw.s !== 'number' || typeof raw.t !== 'number' || typeof raw.c !== 'number' || !Array.isArray(raw.o)) {
+    return { kind: 'bad', reason: 'record payload lacks seq, time, changes or ops' };
   }
   const ops = (raw.o as [string, EncodedValue[]][]).map(([sql, params]): Op => [sql, params.map(decodeValue)]);
-  return { kind: 'record', record: { seq: raw.s, time: raw.t, ops }, size: RECORD_HEAD + len };
+  return { kind: 'record', record: { seq: raw.s, time: raw.t, ops, changes: raw.c, maintenance: raw.m === 1 }, size: RECORD_HEAD + len };
 }

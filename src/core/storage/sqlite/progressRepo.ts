@@ -70,61 +70,125 @@ function toListing(row: ListingRow): EntryListing {
   return listing;
 }
 
-interface Filter {
-  where: string[];
-  params: SqlValue[];
-  /** FTS expression when the query is a full-text search. */
-  match: string | undefined;
-}
+/** Above this many candidates, a date-ordered listing walks the date index instead of sorting them. */
+const SORT_CANDIDATES_MAX = 2_000;
+/** Entries indexed per write transaction when catching up on fts_pending. */
+const INDEX_BATCH = 500;
+/** Pending entries that make a writer index at once rather than when idle. */
+const INDEX_SOON = 200;
+const INDEX_IDLE_MS = 250;
 
-/**
- * A date bound as text comparable with created_at (always a 4-digit year): instants past 9999 or
- * before 0000, which toISOString writes as +010000-... or -000001-..., become the range's ends.
- */
 function textBound(iso: string): string {
   if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
   if (iso.startsWith('-')) return '0000-01-01T00:00:00.000Z';
   return iso;
 }
 
-function buildFilter(q: EntryQuery): Filter {
-  const where: string[] = ['1'];
+/**
+ * Where the rows of a search come from. The most selective source drives the query (full-text
+ * hits, title trigram hits, one tag's rows), so that counting matches at 100k entries does not
+ * walk the whole project; everything else is a condition on the joined row.
+ */
+type Driver =
+  | { kind: 'text'; match: string }
+  | { kind: 'title'; match: string }
+  | { kind: 'tag'; tag: string }
+  | { kind: 'range' };
+
+interface Plan {
+  driver: Driver;
+  /** Conditions on `e` (log_entries) and their parameters. */
+  where: string[];
+  params: SqlValue[];
+  /** Tag and date conditions only: the count can come from entry_tags alone. */
+  tagOnly: boolean;
+}
+
+function plan(tx: ReadTx, q: EntryQuery): Plan {
+  const where: string[] = [];
   const params: SqlValue[] = [];
+  const start = q.startDate ? textBound(q.startDate) : undefined;
+  const end = q.endDate ? textBound(q.endDate) : undefined;
   if (q.projectId !== undefined) {
     where.push('e.project_id = ?');
     params.push(q.projectId);
   }
+  if (start) {
+    where.push('e.created_at >= ?');
+    params.push(start);
+  }
+  if (end) {
+    where.push('e.created_at <= ?');
+    params.push(end);
+  }
+  let driver: Driver = { kind: 'range' };
+  if (q.text !== undefined && q.text.trim() !== '') {
+    const match = fullTextMatch(q.text);
+    if (!match) throw new LedgerError('invalid_argument', 'text has no words to search for: give at least one word or "phrase"');
+    driver = { kind: 'text', match };
+  }
   const query = q.query ? fold(q.query) : '';
   if (query.length > 0) {
     const tri = titleTrigramMatch(query);
-    if (tri) {
+    if (driver.kind === 'range' && tri) driver = { kind: 'title', match: tri };
+    else if (tri) {
       where.push('e.rowid IN (SELECT docid FROM log_entries_tri WHERE log_entries_tri MATCH ?)');
       params.push(tri);
     }
     where.push('instr(e.title_fold, ?) > 0');
     params.push(query);
   }
-  for (const tag of q.tags ?? []) {
+  let tags = [...new Set((q.tags ?? []).map((t) => fold(t.trim())))];
+  if (driver.kind === 'range' && tags.length > 0) {
+    // Drive from the rarest tag: its rows in entry_tags, counted through the index.
+    const sized = tags.map((tag) => ({ tag, n: countTag(tx, tag, q.projectId, start, end) })).sort((a, b) => a.n - b.n);
+    driver = { kind: 'tag', tag: sized[0]!.tag };
+    tags = tags.filter((t) => t !== sized[0]!.tag);
+  }
+  for (const tag of tags) {
     where.push('e.rowid IN (SELECT entry_rowid FROM entry_tags WHERE tag_fold = ?)');
-    params.push(fold(tag.trim()));
+    params.push(tag);
   }
-  if (q.startDate) {
-    where.push('e.created_at >= ?');
-    params.push(textBound(q.startDate));
+  return { driver, where, params, tagOnly: driver.kind === 'tag' && query.length === 0 && tags.length === 0 };
+}
+
+function countTag(tx: ReadTx, tag: string, projectId: string | undefined, start: string | undefined, end: string | undefined): number {
+  const where = ['tag_fold = ?'];
+  const params: SqlValue[] = [tag];
+  if (projectId !== undefined) {
+    where.push('project_id = ?');
+    params.push(projectId);
   }
-  if (q.endDate) {
-    where.push('e.created_at <= ?');
-    params.push(textBound(q.endDate));
+  if (start) {
+    where.push('created_at >= ?');
+    params.push(start);
   }
-  let match: string | undefined;
-  if (q.text !== undefined && q.text.trim() !== '') {
-    match = fullTextMatch(q.text);
-    if (!match) throw new LedgerError('invalid_argument', 'text has no words to search for: give at least one word or "phrase"');
+  if (end) {
+    where.push('created_at <= ?');
+    params.push(end);
   }
-  return { where, params, match };
+  return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM entry_tags WHERE ${where.join(' AND ')}`, params)?.n ?? 0);
+}
+
+/** The driver as a FROM clause producing `d.rowid`, and its parameters. */
+function driverSource(driver: Driver): { from: string; params: SqlValue[] } {
+  switch (driver.kind) {
+    case 'text':
+      return { from: '(SELECT docid AS rowid FROM log_entries_fts WHERE log_entries_fts MATCH ?)', params: [driver.match] };
+    case 'title':
+      return { from: '(SELECT docid AS rowid FROM log_entries_tri WHERE log_entries_tri MATCH ?)', params: [driver.match] };
+    case 'tag':
+      return { from: '(SELECT entry_rowid AS rowid FROM entry_tags WHERE tag_fold = ?)', params: [driver.tag] };
+    case 'range':
+      return { from: '', params: [] };
+  }
 }
 
 export class SqliteProgressStore implements ProgressStore {
+  private indexTimer: NodeJS.Timeout | undefined;
+  private pendingHere = 0;
+  private indexing: Promise<void> | undefined;
+
   constructor(private readonly engine: SqliteEngine) {}
 
   async insertEntry(entry: NewEntry): Promise<void> {
@@ -139,13 +203,69 @@ export class SqliteProgressStore implements ProgressStore {
         'INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(tags), entry.agentId, entry.content],
       );
-      tx.run('INSERT INTO log_entries_tri (docid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
+      tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
       for (const tag of tags) {
-        tx.run('INSERT OR IGNORE INTO entry_tags (tag_fold, entry_rowid, tag) SELECT ?, rowid, ? FROM log_entries WHERE id = ?', [fold(tag), tag, entry.id]);
+        tx.run(
+          'INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?',
+          [fold(tag), tag, entry.id],
+        );
       }
     });
+    this.scheduleIndexing();
   }
 
+  /**
+   * Indexes entries waiting in fts_pending, in batches, each its own journaled transaction. Any
+   * process may do it (whoever searches first, or the writer when idle); it is deterministic.
+   */
+  async flushIndex(): Promise<void> {
+    this.indexing ??= (async () => {
+      try {
+        for (;;) {
+          const done = await this.engine.write((tx) => {
+            const n = Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM fts_pending LIMIT ?)', [INDEX_BATCH])?.n ?? 0);
+            if (n === 0) return 0;
+            tx.run(
+              `INSERT INTO log_entries_fts (docid, title, content)
+                 SELECT e.rowid, e.title, e.content FROM log_entries e
+                  WHERE e.rowid IN (SELECT entry_rowid FROM fts_pending ORDER BY entry_rowid LIMIT ?) ORDER BY e.rowid`,
+              [INDEX_BATCH],
+            );
+            tx.run('INSERT INTO log_entries_tri (docid, tri) SELECT entry_rowid, tri FROM fts_pending ORDER BY entry_rowid LIMIT ?', [INDEX_BATCH]);
+            tx.run('DELETE FROM fts_pending WHERE entry_rowid IN (SELECT entry_rowid FROM fts_pending ORDER BY entry_rowid LIMIT ?)', [INDEX_BATCH]);
+            return n;
+          }, { maintenance: true });
+          if (done < INDEX_BATCH) return;
+        }
+      } finally {
+        this.pendingHere = 0;
+        this.indexing = undefined;
+      }
+    })();
+    return this.indexing;
+  }
+
+  private scheduleIndexing(): void {
+    this.pendingHere++;
+    if (this.indexTimer) clearTimeout(this.indexTimer);
+    const run = (): void => {
+      this.indexTimer = undefined;
+      this.flushIndex().catch(() => undefined); // a search indexes whatever is left
+    };
+    if (this.pendingHere >= INDEX_SOON) {
+      setImmediate(run);
+      return;
+    }
+    this.indexTimer = setTimeout(run, INDEX_IDLE_MS);
+    this.indexTimer.unref();
+  }
+
+  private async ensureIndexed(q: EntryQuery): Promise<void> {
+    const needsIndex = (q.text !== undefined && q.text.trim() !== '') || (q.query !== undefined && q.query.trim() !== '');
+    if (!needsIndex) return;
+    const pending = this.engine.read((tx) => tx.get<{ x: number }>('SELECT 1 AS x FROM fts_pending LIMIT 1'));
+    if (pending) await this.flushIndex();
+  }
   async getEntry(projectId: string, id: string): Promise<LogEntry | undefined> {
     return this.engine.read((tx) => {
       const row = tx.get<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM log_entries WHERE project_id = ? AND id = ?`, [projectId, id]);
@@ -174,52 +294,75 @@ export class SqliteProgressStore implements ProgressStore {
   }
 
   async searchEntries(q: EntryQuery): Promise<EntryPage> {
-    const filter = buildFilter(q);
-    return this.engine.read((tx) => (filter.match ? this.fullText(tx, q, filter) : this.byDate(tx, q, filter)));
+    await this.ensureIndexed(q);
+    return this.engine.read((tx) => {
+      const p = plan(tx, q);
+      const total = this.count(tx, q, p);
+      if (total === 0) return { entries: [], total };
+      return { entries: this.list(tx, q, p, total).map(toListing), total };
+    });
   }
 
-  private byDate(tx: ReadTx, q: EntryQuery, f: Filter): EntryPage {
-    const where = f.where.join(' AND ');
-    const total = Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM log_entries e WHERE ${where}`, f.params)?.n ?? 0);
-    if (total === 0) return { entries: [], total };
-    const rows = tx.all<ListingRow>(
-      `SELECT ${LISTING_COLUMNS} FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
-      [...f.params, q.limit, q.offset ?? 0],
-    );
-    return { entries: rows.map(toListing), total };
+  private count(tx: ReadTx, q: EntryQuery, p: Plan): number {
+    const where = p.where.length > 0 ? p.where.join(' AND ') : '1';
+    if (p.driver.kind === 'range') {
+      if (p.where.length === 1 && q.projectId !== undefined) {
+        return Number(tx.get<{ n: number }>('SELECT entry_count AS n FROM projects WHERE project_id = ?', [q.projectId])?.n ?? 0);
+      }
+      if (p.where.length === 0) return Number(tx.get<{ n: number }>('SELECT coalesce(sum(entry_count), 0) AS n FROM projects')?.n ?? 0);
+      return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM log_entries e WHERE ${where}`, p.params)?.n ?? 0);
+    }
+    if (p.tagOnly && p.driver.kind === 'tag') {
+      return countTag(tx, p.driver.tag, q.projectId, q.startDate ? textBound(q.startDate) : undefined, q.endDate ? textBound(q.endDate) : undefined);
+    }
+    const src = driverSource(p.driver);
+    return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${src.from} d CROSS JOIN log_entries e ON e.rowid = d.rowid WHERE ${where}`, [...src.params, ...p.params])?.n ?? 0);
   }
 
-  private fullText(tx: ReadTx, q: EntryQuery, f: Filter): EntryPage {
-    const where = f.where.join(' AND ');
-    const match = f.match!;
-    const total = Number(
-      tx.get<{ n: number }>(
-        `SELECT count(*) AS n FROM log_entries e WHERE e.rowid IN (SELECT docid FROM log_entries_fts WHERE log_entries_fts MATCH ?) AND ${where}`,
-        [match, ...f.params],
-      )?.n ?? 0,
+  private list(tx: ReadTx, q: EntryQuery, p: Plan, total: number): ListingRow[] {
+    const where = p.where.length > 0 ? p.where.join(' AND ') : '1';
+    const page = [q.limit, q.offset ?? 0];
+    if (p.driver.kind === 'text') {
+      return tx.all<ListingRow>(
+        `SELECT ${LISTING_COLUMNS}, ap_bm25(matchinfo(log_entries_fts, 'pcnalx')) AS score,
+                snippet(log_entries_fts, '', '', '…', -1, 14) AS snippet
+           FROM log_entries_fts CROSS JOIN log_entries e ON e.rowid = log_entries_fts.docid
+          WHERE log_entries_fts MATCH ? AND ${where}
+          ORDER BY score DESC, e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
+        [p.driver.match, ...p.params, ...page],
+      );
+    }
+    if (p.driver.kind !== 'range' && total <= SORT_CANDIDATES_MAX) {
+      const src = driverSource(p.driver);
+      return tx.all<ListingRow>(
+        `SELECT ${LISTING_COLUMNS} FROM ${src.from} d CROSS JOIN log_entries e ON e.rowid = d.rowid
+          WHERE ${where} ORDER BY e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
+        [...src.params, ...p.params, ...page],
+      );
+    }
+    // Many candidates: walk the date index newest first and stop at the page's end.
+    const extra: string[] = [];
+    const params = [...p.params];
+    if (p.driver.kind !== 'range') {
+      const src = driverSource(p.driver);
+      extra.push(`e.rowid IN ${src.from.replace(/ AS rowid/, '')}`);
+      params.push(...src.params);
+    }
+    const index = q.projectId !== undefined ? 'idx_entries_project_created' : 'idx_entries_created';
+    return tx.all<ListingRow>(
+      `SELECT ${LISTING_COLUMNS} FROM log_entries e INDEXED BY ${index}
+        WHERE ${[where, ...extra].join(' AND ')} ORDER BY e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
+      [...params, ...page],
     );
-    if (total === 0) return { entries: [], total };
-    const rows = tx.all<ListingRow>(
-      `SELECT ${LISTING_COLUMNS}, ap_bm25(matchinfo(log_entries_fts, 'pcnalx')) AS score,
-              snippet(log_entries_fts, '', '', '…', -1, 14) AS snippet
-         FROM log_entries_fts JOIN log_entries e ON e.rowid = log_entries_fts.docid
-        WHERE log_entries_fts MATCH ? AND ${where}
-        ORDER BY score DESC, e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
-      [match, ...f.params, q.limit, q.offset ?? 0],
-    );
-    return { entries: rows.map(toListing), total };
   }
 
   async listProjects(): Promise<ProjectInfo[]> {
     return this.engine.read((tx) =>
       tx
-        .all<{ project_id: string; name: string; created_at: string; n: number; last: string | null }>(
-          `SELECT p.project_id, p.name, p.created_at,
-                  (SELECT count(*) FROM log_entries e WHERE e.project_id = p.project_id) AS n,
-                  (SELECT max(e.created_at) FROM log_entries e WHERE e.project_id = p.project_id) AS last
-             FROM projects p ORDER BY last IS NULL, last DESC, p.project_id`,
+        .all<{ project_id: string; name: string; created_at: string; entry_count: number; last_entry_at: string | null }>(
+          'SELECT project_id, name, created_at, entry_count, last_entry_at FROM projects ORDER BY last_entry_at IS NULL, last_entry_at DESC, project_id',
         )
-        .map((r) => ({ projectId: r.project_id, name: r.name, createdAt: r.created_at, entryCount: Number(r.n), lastEntryAt: r.last })),
+        .map((r) => ({ projectId: r.project_id, name: r.name, createdAt: r.created_at, entryCount: Number(r.entry_count), lastEntryAt: r.last_entry_at })),
     );
   }
 
@@ -227,8 +370,7 @@ export class SqliteProgressStore implements ProgressStore {
     return this.engine.read((tx) =>
       tx
         .all<{ tag: string; n: number }>(
-          `SELECT min(t.tag) AS tag, count(*) AS n FROM entry_tags t JOIN log_entries e ON e.rowid = t.entry_rowid
-            WHERE e.project_id = ? GROUP BY t.tag_fold ORDER BY n DESC, tag`,
+          'SELECT min(tag) AS tag, count(*) AS n FROM entry_tags WHERE project_id = ? GROUP BY tag_fold ORDER BY n DESC, tag',
           [projectId],
         )
         .map((r) => ({ tag: r.tag, count: Number(r.n) })),

@@ -161,10 +161,52 @@ describe('progress service', () => {
       await assert.rejects(s.searchLogs({ projectId: 'mobile-app', text: '*** ---' }), /text has no words to search for/);
     });
 
+    it('finds an entry by its content and title the moment it is logged', async () => {
+      await s.logProgress({ projectId: 'mobile-app', title: 'Zeppelin hangar', content: 'quixotic xylophone' });
+      assert.equal((await s.searchLogs({ projectId: 'mobile-app', text: 'xylophone' })).total, 1);
+      assert.equal((await s.searchLogs({ projectId: 'mobile-app', query: 'pelin hang' })).total, 1);
+    });
+
     it('lists a project\'s tags with counts, case-insensitively merged', async () => {
       const tags = await s.listTags('mobile-app');
       assert.deepEqual(tags[0], { tag: 'Auth', count: 3 });
       assert.equal(tags.length, 5);
+    });
+  });
+
+  describe('search plans', () => {
+    // Enough entries that a common tag or title word takes the date-index path (over 2,000
+    // candidates) and a rare one the sort-the-candidates path: both must agree with brute force.
+    it('gives the same answers as a brute-force filter, whichever way the query is driven', async function () {
+      this.timeout(120_000);
+      const s = service();
+      const all: { id: string; title: string; tags: string[]; createdAt: string }[] = [];
+      const ledgerEntries: Parameters<typeof ledger.progress.insertEntry>[0][] = [];
+      for (let i = 0; i < 2_600; i++) {
+        const tags = [i % 2 === 0 ? 'common' : 'other', ...(i % 97 === 0 ? ['rare'] : [])];
+        const title = `${i % 3 === 0 ? 'Widget' : 'Gadget'} change ${i}${i % 89 === 0 ? ' unicorn' : ''}`;
+        const createdAt = new Date(Date.parse('2025-01-01T00:00:00Z') + i * 60_000).toISOString();
+        ledgerEntries.push({ id: `id${String(i).padStart(5, '0')}`, projectId: 'big', title, content: `body ${i}`, createdAt, tags, agentId: null });
+        all.push({ id: `id${String(i).padStart(5, '0')}`, title, tags, createdAt });
+      }
+      for (const e of ledgerEntries) await ledger.progress.insertEntry(e);
+      const newest = (xs: typeof all) => [...xs].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 7).map((x) => x.id);
+      const cases: [Record<string, unknown>, (x: (typeof all)[number]) => boolean][] = [
+        [{ tags: ['common'] }, (x) => x.tags.includes('common')],
+        [{ tags: ['rare'] }, (x) => x.tags.includes('rare')],
+        [{ tags: ['common', 'rare'] }, (x) => x.tags.includes('common') && x.tags.includes('rare')],
+        [{ query: 'widget' }, (x) => x.title.toLowerCase().includes('widget')],
+        [{ query: 'unicorn' }, (x) => x.title.includes('unicorn')],
+        [{ query: 'widget', tags: ['common'] }, (x) => x.title.includes('Widget') && x.tags.includes('common')],
+        [{ tags: ['common'], startDate: '2025-01-02T00:00:00Z' }, (x) => x.tags.includes('common') && x.createdAt >= '2025-01-02T00:00:00.000Z'],
+        [{}, () => true],
+      ];
+      for (const [filter, keep] of cases) {
+        const expected = all.filter(keep);
+        const got = await s.searchLogs({ projectId: 'big', limit: 7, ...filter });
+        assert.equal(got.total, expected.length, JSON.stringify(filter));
+        assert.deepEqual(got.entries.map((e) => e.id), newest(expected), JSON.stringify(filter));
+      }
     });
   });
 

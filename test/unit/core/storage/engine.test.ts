@@ -144,6 +144,29 @@ describe('storage engine', () => {
     assert.deepEqual(seen, [true]);
   });
 
+  it('counts data changes apart from upkeep, the same in every process and across a snapshot', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const b = await open(file);
+    const seen: boolean[] = [];
+    b.onDidChange((c) => seen.push(c.maintenance));
+    await put(a, 'k1', 'v');
+    await a.write((tx) => void tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['upkeep', 'x']), { maintenance: true });
+    await put(a, 'k2', 'v');
+    assert.equal(a.stats().changes, 2);
+    assert.equal(a.stats().seq - a.stats().changes, 2, 'the migration and the upkeep record are not data changes');
+    b.refresh();
+    assert.equal(b.stats().changes, 2);
+    assert.deepEqual(seen, [false]);
+    await a.write((tx) => void tx.run('DELETE FROM kv WHERE k = ?', ['upkeep']), { maintenance: true });
+    b.refresh();
+    assert.deepEqual(seen, [false, true]);
+    await a.checkpoint();
+    await a.close();
+    const c = await open(file);
+    assert.equal(c.stats().changes, 2);
+  });
+
   it('reports its own writes as local changes', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file);
@@ -177,7 +200,7 @@ describe('storage engine', () => {
     const a = await open(file);
     await put(a, 'good', '1');
     await a.close();
-    const torn = encodeRecord({ seq: 3, time: Date.now(), ops: [['INSERT INTO kv (k, v) VALUES (?, ?)', ['torn', 'x']]] });
+    const torn = encodeRecord({ seq: 3, time: Date.now(), ops: [['INSERT INTO kv (k, v) VALUES (?, ?)', ['torn', 'x']]], changes: 3, maintenance: false });
     fs.appendFileSync(`${file}.journal`, torn.subarray(0, torn.length - 5));
     const sizeWithTail = fs.statSync(`${file}.journal`).size;
     const b = await open(file, { logger: log.logger });

@@ -14,12 +14,14 @@ describe('journal format', () => {
   });
 
   it('round-trips records with text, numbers, nulls and blobs', () => {
-    const rec = encodeRecord({ seq: 3, time: 99, ops: [['INSERT INTO t VALUES (?, ?, ?, ?)', ['é😀<b>', 1.5, null, new Uint8Array([0, 1, 255])]]] });
+    const rec = encodeRecord({ seq: 3, time: 99, ops: [['INSERT INTO t VALUES (?, ?, ?, ?)', ['é😀<b>', 1.5, null, new Uint8Array([0, 1, 255])]]], changes: 2, maintenance: true });
     const step = parseRecordAt(rec, 0);
     assert.equal(step.kind, 'record');
     if (step.kind !== 'record') return;
     assert.equal(step.size, rec.length);
     assert.equal(step.record.seq, 3);
+    assert.equal(step.record.changes, 2);
+    assert.equal(step.record.maintenance, true);
     const [sql, params] = step.record.ops[0]!;
     assert.equal(sql, 'INSERT INTO t VALUES (?, ?, ?, ?)');
     assert.deepEqual(params.slice(0, 3), ['é😀<b>', 1.5, null]);
@@ -27,7 +29,7 @@ describe('journal format', () => {
   });
 
   it('tells an incomplete tail from a damaged record', () => {
-    const rec = encodeRecord({ seq: 1, time: 1, ops: [['SELECT 1', []]] });
+    const rec = encodeRecord({ seq: 1, time: 1, ops: [['SELECT 1', []]], changes: 1, maintenance: false });
     assert.equal(parseRecordAt(rec.subarray(0, rec.length - 1), 0).kind, 'incomplete');
     assert.equal(parseRecordAt(rec.subarray(0, 4), 0).kind, 'incomplete');
     const flipped = Buffer.from(rec);
