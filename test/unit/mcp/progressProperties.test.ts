@@ -60,7 +60,7 @@ describe('progress tools under random and hostile input (properties, in memory)'
     // No sampling capability: get_context then never writes (its fallback summary is not cached).
     client = new Client({ name: 'property-tests', version: '0.0.0' });
     await client.connect(clientSide);
-    runner = new PropertyRunner({ client, seq: async () => (await ledger.stats()).seq, logLines: () => logLines });
+    runner = new PropertyRunner({ client, seq: async () => (await ledger.stats()).changes, logLines: () => logLines });
     ledger = await services.ledger();
     await runner.init();
   });
