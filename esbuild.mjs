@@ -39,7 +39,7 @@ const builds = [
     sourcemap: production ? false : 'linked',
     minify: production,
     logLevel: 'warning',
-    entryPoints: { entry: 'src/webview/entry/main.ts' },
+    entryPoints: { entry: 'src/webview/entry/main.ts', workflow: 'src/webview/workflow/main.ts', session: 'src/webview/session/main.ts', task: 'src/webview/task/main.ts' },
     outdir: 'dist/webview',
   },
 ];
@@ -57,7 +57,7 @@ if (watch) {
   const results = await Promise.all(builds.map((options) => esbuild.build(options)));
   // The extension shell must stay light: core, zod, sql.js and openai live in dist/core.js.
   const shell = results.find((r) => r.metafile)?.metafile;
-  const heavy = Object.keys(shell?.inputs ?? {}).filter((f) => /node_modules\/(zod|sql\.js|openai|nanoid)\/|src\/core\/(storage|progress|services)/.test(f));
+  const heavy = Object.keys(shell?.inputs ?? {}).filter((f) => /node_modules\/(zod|sql\.js|openai|nanoid)\/|src\/core\/(storage|progress|services|traces)/.test(f));
   if (heavy.length > 0) throw new Error(`dist/extension.js pulls in what belongs in dist/core.js: ${heavy.slice(0, 5).join(', ')}`);
   for (const file of ['dist/server.js', 'dist/cli.js']) chmodSync(file, 0o755);
   console.error(`esbuild: built dist/ in ${Date.now() - started} ms`);

@@ -47,8 +47,11 @@ export async function openBulkLoader(file: string): Promise<BulkLoader> {
         // synchronous part (everything up to its first await) issues every statement here. A
         // failure is rethrown after the loop so that the whole transaction rolls back.
         let failure: unknown;
+        let open = true;
         const inline = {
           write<T>(fn: (inner: WriteTx) => T): Promise<T> {
+            // Indexing the store schedules for later is done by compact(), on the real engine.
+            if (!open) return Promise.resolve(0 as T);
             try {
               return Promise.resolve(fn(tx));
             } catch (err) {
@@ -59,6 +62,7 @@ export async function openBulkLoader(file: string): Promise<BulkLoader> {
         } as unknown as SqliteEngine;
         const store = new SqliteProgressStore(inline);
         for (const entry of entries) void store.insertEntry(entry);
+        open = false;
         if (failure !== undefined) throw failure;
       });
     },
@@ -66,6 +70,8 @@ export async function openBulkLoader(file: string): Promise<BulkLoader> {
       return engine.read((tx) => Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM log_entries')?.n ?? 0));
     },
     async compact() {
+      // Index what was loaded (as a server does when idle), then write the snapshot.
+      await new SqliteProgressStore(engine).flushIndex();
       await engine.checkpoint();
     },
     stats() {

@@ -16,6 +16,9 @@ export interface Parsed {
   positionals: string[];
 }
 
+/** A single dash and then at least 8 id characters: an entry or task id, never one of our options. */
+const ID_LIKE = /^-[A-Za-z0-9_-]{8,}$/;
+
 export function parseArgv(argv: readonly string[], spec: Record<string, FlagSpec>): Parsed {
   const flags = new Map<string, string[] | true>();
   const positionals: string[] = [];
@@ -35,7 +38,14 @@ export function parseArgv(argv: readonly string[], spec: Record<string, FlagSpec
     const rawName = arg.startsWith('--') ? arg.slice(2, eq > 0 ? eq : undefined) : arg.slice(1);
     const name = aliases.get(rawName) ?? rawName;
     const s = spec[name];
-    if (!s) throw new UsageError(`Unknown option ${arg.slice(0, eq > 0 ? eq : undefined)}`);
+    if (!s) {
+      // An id that starts with "-" (nanoid's alphabet has it) is a positional, not an option.
+      if (!arg.startsWith('--') && ID_LIKE.test(arg)) {
+        positionals.push(arg);
+        continue;
+      }
+      throw new UsageError(`Unknown option ${arg.slice(0, eq > 0 ? eq : undefined)}`);
+    }
     if (!s.value) {
       if (eq > 0) throw new UsageError(`--${name} takes no value`);
       flags.set(name, true);

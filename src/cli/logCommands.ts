@@ -3,24 +3,8 @@
 
 import * as fs from 'node:fs';
 import { defaultProjectId } from '../core/projectId';
-import type { Services } from '../core/services';
 import { flagSet, flagValue, flagValues, parseArgv, UsageError, type Parsed } from './args';
-import type { Output } from './output';
-
-export interface CommandContext {
-  services: Services;
-  out: Output;
-  cwd: string;
-  readStdin: () => Promise<string>;
-  stdinIsTty: boolean;
-}
-
-export interface Command {
-  name: string;
-  summary: string;
-  usage: string;
-  run(argv: string[], ctx: CommandContext): Promise<void>;
-}
+import type { Command, CommandContext } from './command';
 
 function project(p: Parsed, ctx: CommandContext): string {
   return flagValue(p, 'project') ?? defaultProjectId(ctx.cwd);
@@ -201,4 +185,4 @@ Lists every project with its number of entries and the time of the latest.`,
   },
 };
 
-export const LOG_COMMANDS: readonly Command[] = [logCommand, searchCommand, showCommand, projectsCommand];
+export const LOG_COMMANDS: readonly Command[] = [logCommand, searchCommand, showCommand, projectsCommand].map((c) => ({ ...c, group: 'Progress log' }));

@@ -8,19 +8,27 @@ import { createLogger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
 import { UsageError } from './args';
-import { LOG_COMMANDS, type Command, type CommandContext } from './logCommands';
+import type { Command, CommandContext } from './command';
+import { LOG_COMMANDS } from './logCommands';
+import { QUEUE_COMMANDS } from './queueCommands';
 import { processOutput, type Output } from './output';
+import { WORKFLOW_COMMANDS } from './workflowCommands';
 
-const COMMANDS: readonly Command[] = [...LOG_COMMANDS];
+const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const groups = [...new Set(COMMANDS.map((c) => c.group ?? 'Commands'))];
+  const sections = groups.map(
+    (g) => `${g}:\n${COMMANDS.filter((c) => (c.group ?? 'Commands') === g)
+      .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
+      .join('\n')}`,
+  );
   return `Usage: agent-progress [--db PATH] COMMAND [options]
 
 The Agent Progress ledger from a terminal: the same ledger the MCP server and the VS Code view use.
 
-Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+${sections.join('\n\n')}
 
 Global options:
   --db PATH    ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db)
@@ -28,7 +36,7 @@ Global options:
   --version    print the version
 
 Run "agent-progress COMMAND --help" for a command's options.
-Exit codes: 0 done, 1 failed (not found, ledger unavailable), 2 bad usage or invalid arguments.`;
+Exit codes: 0 done, 1 failed (not found, refused, ledger unavailable), 2 bad usage or invalid arguments.`;
 }
 
 function readStdin(): Promise<string> {

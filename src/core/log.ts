@@ -5,11 +5,14 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** Correlation fields of a log line (task, project, agent, session ids), kept apart in JSON logs. */
+export type LogFields = Record<string, string | number | boolean | null | undefined>;
+
 export interface Logger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
   /** Adds a value that must never appear in output (an API key, a bearer token). */
   addSecret(secret: string | undefined): void;
   /** Logs once per key for the lifetime of this logger. */
@@ -19,7 +22,7 @@ export interface Logger {
 const KEY_SHAPES: RegExp[] = [
   /\bsk-[A-Za-z0-9_-]{16,}/g,
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi,
-  /\bapd_[A-Za-z0-9_-]{16,}/g,
+  /\bapk_[A-Za-z0-9_-]{16,}/g,
 ];
 
 export function isLogLevel(value: string): value is LogLevel {
@@ -35,21 +38,32 @@ export function redact(text: string, secrets: Iterable<string>): string {
   return out;
 }
 
-export function createLogger(options: { level?: LogLevel; sink?: (line: string) => void; clock?: () => Date } = {}): Logger {
+export type LogFormat = 'text' | 'json';
+
+export function createLogger(options: { level?: LogLevel; sink?: (line: string) => void; clock?: () => Date; format?: LogFormat } = {}): Logger {
   const threshold = ORDER[options.level ?? 'info'];
   const sink = options.sink ?? ((line: string) => process.stderr.write(line + '\n'));
   const clock = options.clock ?? (() => new Date());
+  const json = options.format === 'json';
   const secrets = new Set<string>();
   const said = new Set<string>();
-  const write = (level: LogLevel, message: string): void => {
+  const write = (level: LogLevel, message: string, fields?: LogFields): void => {
     if (ORDER[level] < threshold) return;
-    sink(`${clock().toISOString()} [${level}] ${redact(message, secrets)}`);
+    const defined = Object.entries(fields ?? {}).filter(([, v]) => v !== undefined && v !== null);
+    if (json) {
+      const line: Record<string, unknown> = { time: clock().toISOString(), level, msg: message };
+      for (const [k, v] of defined) line[k] = v;
+      sink(redact(JSON.stringify(line), secrets));
+      return;
+    }
+    const suffix = defined.length > 0 ? ` ${defined.map(([k, v]) => `${k}=${String(v)}`).join(' ')}` : '';
+    sink(`${clock().toISOString()} [${level}] ${redact(message + suffix, secrets)}`);
   };
   return {
-    debug: (m) => write('debug', m),
-    info: (m) => write('info', m),
-    warn: (m) => write('warn', m),
-    error: (m) => write('error', m),
+    debug: (m, f) => write('debug', m, f),
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
     addSecret: (secret) => {
       if (secret && secret.trim().length >= 4) secrets.add(secret.trim());
     },

@@ -1,13 +1,21 @@
 // The composition root shared by the server, the CLI and the extension: the ledger, opened on the
 // first call that needs it, and the services over it. Nothing is opened at construction.
 
+import * as path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './log';
 import { createOpenAiProvider } from './progress/openAiSummary';
 import { ProgressService } from './progress/progressService';
+import { QueueService } from './queue/queueService';
 import { Summariser, type SummaryProvider } from './progress/summariser';
 import { openLedger, type OpenLedgerOptions } from './storage/openLedger';
 import type { Ledger } from './storage/store';
+import { Snapshotter } from './workflow/snapshots';
+import { WorkflowService } from './workflow/workflowService';
+import { resolveWorkspace, workflowProjectId } from './workflow/workspace';
+import { resolveTraceHomes, type TraceHomes } from './traces/homes';
+import { progressActivitySource, queueActivitySource, workflowActivitySource } from './traces/ledgerLink';
+import { TraceService } from './traces/traceService';
 
 export interface ServicesOptions {
   config: Pick<Config, 'dbPath' | 'openai'>;
@@ -15,11 +23,20 @@ export interface ServicesOptions {
   /** Extra summary providers after the OpenAI-compatible one (the extension's language model). */
   summaryProviders?: readonly SummaryProvider[];
   ledger?: Omit<OpenLedgerOptions, 'file' | 'logger'>;
+  /** The folder workflow snapshots look at; default AGENT_PROGRESS_WORKSPACE, else the working directory. */
+  workspace?: string;
+  /** Called once, when the queue service is first created (the server starts its reaper then). */
+  onQueueReady?: (queue: QueueService) => void;
+  /** Where agents' transcripts are read (default: resolveTraceHomes() from the environment). */
+  traces?: { homes?: TraceHomes; minRefreshMs?: number };
 }
 
 export class Services {
   private ledgerPromise: Promise<Ledger> | undefined;
   private progressService: ProgressService | undefined;
+  private queueService: QueueService | undefined;
+  private workflowService: WorkflowService | undefined;
+  private traceService: TraceService | undefined;
   readonly summariser: Summariser;
 
   constructor(private readonly options: ServicesOptions) {
@@ -29,6 +46,10 @@ export class Services {
 
   get dbPath(): string {
     return this.options.config.dbPath;
+  }
+
+  get logger(): Logger {
+    return this.options.logger;
   }
 
   get opened(): boolean {
@@ -58,10 +79,51 @@ export class Services {
     return this.progressService;
   }
 
+  async workflow(): Promise<WorkflowService> {
+    const ledger = await this.ledger();
+    if (!this.workflowService) {
+      const workspace = this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
+      const dbPath = this.options.config.dbPath;
+      this.workflowService = new WorkflowService({
+        store: ledger.workflow,
+        // Checksum manifests sit beside the ledger; the ledger's own folder is never snapshotted.
+        snapshotter: new Snapshotter({ workspace, manifestDir: `${dbPath}.snapshots`, excludePaths: [path.dirname(dbPath)] }),
+        logger: this.options.logger,
+        defaultProjectId: () => workflowProjectId(process.env, workspace),
+      });
+    }
+    return this.workflowService;
+  }
+
+  async queue(): Promise<QueueService> {
+    const ledger = await this.ledger();
+    if (!this.queueService) {
+      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger });
+      this.options.onQueueReady?.(this.queueService);
+    }
+    return this.queueService;
+  }
+
+  /**
+   * The transcripts of agent sessions on this machine. Needs no ledger: the index lives in memory;
+   * the ledger opens only when a caller asks for the activity logged during a session.
+   */
+  async traces(): Promise<TraceService> {
+    this.traceService ??= new TraceService({
+      homes: this.options.traces?.homes ?? resolveTraceHomes(),
+      logger: this.options.logger,
+      ledgerSources: async () => [progressActivitySource(() => this.progress()), workflowActivitySource(() => this.workflow()), queueActivitySource(() => this.queue())],
+      ...(this.options.traces?.minRefreshMs !== undefined ? { minRefreshMs: this.options.traces.minRefreshMs } : {}),
+    });
+    return this.traceService;
+  }
+
   async close(): Promise<void> {
     const pending = this.ledgerPromise;
     this.ledgerPromise = undefined;
     this.progressService = undefined;
+    this.queueService = undefined;
+    this.workflowService = undefined;
     if (!pending) return;
     try {
       await (await pending).close();

@@ -39,7 +39,7 @@ export function requiredText(name: string, max: number, opts: { identifier?: boo
   return z
     .string({ error: typeError(name, 'a string') })
     .superRefine((value, ctx) => checkText(name, value, max, ctx, { required: true, identifier: opts.identifier ?? false }))
-    .meta({ minLength: 1, maxLength: max });
+    .meta({ maxLength: max });
 }
 
 /** An optional string of at most `max` code points (empty allowed). */
@@ -154,7 +154,7 @@ function issueMessage(issue: Issue, known: readonly string[]): string {
     case 'custom':
       return issue.message;
     default:
-      return where ? `${where}: ${issue.message}` : issue.message;
+      return where && !issue.message.startsWith(`${where} `) ? `${where}: ${issue.message}` : issue.message;
   }
 }
 
@@ -173,4 +173,51 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: unknown): z.ou
   while (shown < messages.length && text.length + 2 + messages[shown]!.length <= MAX_REFUSAL_LENGTH) text += `; ${messages[shown++]}`;
   if (shown < messages.length) text += `; and ${messages.length - shown} more problem${messages.length - shown > 1 ? 's' : ''}`;
   throw invalidArgument(text);
+}
+
+/** A number (fractions allowed) within bounds, e.g. minutes of a lease. */
+export function boundedNumber(name: string, min: number, max: number, unit: string) {
+  return z
+    .number({ error: typeError(name, 'a number') })
+    .superRefine((value, ctx) => {
+      if (!Number.isFinite(value) || value < min || value > max) ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max} ${unit}` });
+    })
+    .meta({ minimum: min, maximum: max })
+    .optional();
+}
+
+/** One of a few words. */
+export function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  return z
+    .string({ error: typeError(name, `one of ${values.join(', ')}`) })
+    .superRefine((value, ctx) => {
+      if (!(values as readonly string[]).includes(value)) ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')} (got ${JSON.stringify(value.slice(0, 40))})` });
+    })
+    .transform((value) => value as T[number])
+    .meta({ type: 'string', enum: [...values] })
+    .optional();
+}
+
+/** An object of short named string values, such as a task's template variables. */
+export function stringMap(name: string, opts: { maxKeys: number; maxValue: number; keyPattern: RegExp }) {
+  return z
+    .record(z.string(), z.unknown(), { error: typeError(name, 'an object of string values') })
+    .superRefine((map, ctx) => {
+      const keys = Object.keys(map);
+      if (keys.length > opts.maxKeys) {
+        ctx.addIssue({ code: 'custom', message: `${name} has ${keys.length} entries; at most ${opts.maxKeys}` });
+        return;
+      }
+      for (const key of keys) {
+        const value = map[key];
+        const label = `${name}.${key.length > 40 ? `${key.slice(0, 40)}…` : key}`;
+        if (!opts.keyPattern.test(key)) ctx.addIssue({ code: 'custom', message: `${label}: variable names are letters, digits, _ . or -, starting with a letter or _` });
+        else if (typeof value !== 'string') ctx.addIssue({ code: 'custom', message: `${label} must be a string` });
+        else if (codePointLength(value) > opts.maxValue) ctx.addIssue({ code: 'custom', message: `${label} exceeds maximum length of ${opts.maxValue} characters` });
+        else if (unstorableReason(value)) ctx.addIssue({ code: 'custom', message: `${label} ${unstorableReason(value)}` });
+      }
+    })
+    .transform((map) => map as Record<string, string>)
+    .meta({ type: 'object', additionalProperties: { type: 'string', maxLength: opts.maxValue }, maxProperties: opts.maxKeys })
+    .optional();
 }

@@ -14,6 +14,25 @@ export const CommandIds = {
   clearApiKey: 'agentProgress.clearApiKey',
   showLog: 'agentProgress.showLog',
   showMoreEntries: 'agentProgress.showMoreEntries',
+  refreshWorkflows: 'agentProgress.refreshWorkflows',
+  openWorkflow: 'agentProgress.openWorkflow',
+  openFileChange: 'agentProgress.openFileChange',
+  copyTrackedTaskId: 'agentProgress.copyTrackedTaskId',
+  refreshAgentSessions: 'agentProgress.refreshAgentSessions',
+  searchAgentSessions: 'agentProgress.searchAgentSessions',
+  openAgentSession: 'agentProgress.openAgentSession',
+  openAgentSessionById: 'agentProgress.openAgentSessionById',
+  openTranscriptForEntry: 'agentProgress.openTranscriptForEntry',
+  showMoreSessions: 'agentProgress.showMoreSessions',
+  refreshTaskQueue: 'agentProgress.refreshTaskQueue',
+  openTask: 'agentProgress.openTask',
+  showMoreTasks: 'agentProgress.showMoreTasks',
+  createQueueProject: 'agentProgress.createQueueProject',
+  addTask: 'agentProgress.addTask',
+  importTasks: 'agentProgress.importTasks',
+  requeueTask: 'agentProgress.requeueTask',
+  cancelTask: 'agentProgress.cancelTask',
+  closeQueueProject: 'agentProgress.closeQueueProject',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -21,6 +40,9 @@ export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 export const ViewIds = {
   container: 'agentProgress',
   progressLog: 'agentProgress.progressLog',
+  workflows: 'agentProgress.workflows',
+  agentSessions: 'agentProgress.agentSessions',
+  taskQueue: 'agentProgress.taskQueue',
 } as const;
 
 export const MCP_PROVIDER_ID = 'agentProgress.servers';
@@ -33,5 +55,8 @@ export const ContextKeys = {
 export const SETTINGS_SECTION = 'agentProgress';
 
 /** The toolsets the extension offers as MCP servers (the server's --toolset names). */
-export const TOOLSETS = ['progress'] as const;
+export const TOOLSETS = ['progress', 'queue', 'workflow', 'traces'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
+
+/** URI scheme of a file as it was when a tracked task started (the left side of its diff). */
+export const SNAPSHOT_SCHEME = 'agent-progress-snapshot';

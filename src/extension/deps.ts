@@ -7,6 +7,19 @@ import type { LedgerHost } from './ledgerHost';
 import type { ProgressLogNode } from './views/progressLog/progressLogItems';
 import type { ProgressLogProvider } from './views/progressLog/progressLogProvider';
 import type { EntryPanels } from './webviews/entry/entryPanels';
+import type { WorkflowNode } from './views/workflows/workflowItems';
+import type { WorkflowsProvider } from './views/workflows/workflowsProvider';
+import type { WorkflowPanels } from './webviews/workflow/workflowPanels';
+import type { ReviewNotifier } from './workflows/reviewNotifier';
+import type { WorkflowStatus } from './workflows/workflowStatus';
+import type { TraceHost } from './traceHost';
+import type { AgentSessionsNode } from './views/agentSessions/agentSessionsItems';
+import type { AgentSessionsProvider } from './views/agentSessions/agentSessionsProvider';
+import type { SessionPanels } from './webviews/session/sessionPanels';
+import type { QueueStatus } from './views/taskQueue/queueStatus';
+import type { TaskQueueNode } from './views/taskQueue/taskQueueItems';
+import type { TaskQueueProvider } from './views/taskQueue/taskQueueProvider';
+import type { TaskPanels } from './webviews/task/taskPanels';
 
 export interface ExtensionDeps {
   context: vscode.ExtensionContext;
@@ -17,6 +30,19 @@ export interface ExtensionDeps {
   entries: EntryPanels;
   progressLog: ProgressLogProvider;
   progressLogView: vscode.TreeView<ProgressLogNode>;
+  workflows: WorkflowsProvider;
+  workflowsView: vscode.TreeView<WorkflowNode>;
+  workflowPanels: WorkflowPanels;
+  workflowStatus: WorkflowStatus;
+  reviews: ReviewNotifier;
+  traces: TraceHost;
+  agentSessions: AgentSessionsProvider;
+  agentSessionsView: vscode.TreeView<AgentSessionsNode>;
+  sessionPanels: SessionPanels;
+  taskQueue: TaskQueueProvider;
+  taskQueueView: vscode.TreeView<TaskQueueNode>;
+  taskPanels: TaskPanels;
+  queueStatus: QueueStatus;
 }
 
 /** What commands receive as their argument from a tree item or another command. */

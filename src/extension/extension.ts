@@ -26,6 +26,36 @@ import { languageModelProvider } from './summary/languageModelSummary';
 import { endpointProvider } from './summary/openAiSummary';
 import { registerProgressLogView } from './views/progressLog/progressLogProvider';
 import { EntryPanels } from './webviews/entry/entryPanels';
+import { registerCopyTrackedTaskId } from './commands/copyTrackedTaskId';
+import { registerOpenFileChange } from './commands/openFileChange';
+import { registerOpenWorkflow } from './commands/openWorkflow';
+import { registerRefreshWorkflows } from './commands/refreshWorkflows';
+import { registerWorkflowsView } from './views/workflows/workflowsProvider';
+import { WorkflowPanels } from './webviews/workflow/workflowPanels';
+import { ReviewNotifier } from './workflows/reviewNotifier';
+import { registerSnapshotDocuments } from './workflows/snapshotDocuments';
+import { WorkflowStatus } from './workflows/workflowStatus';
+import { registerOpenAgentSession } from './commands/openAgentSession';
+import { registerOpenAgentSessionById } from './commands/openAgentSessionById';
+import { registerOpenTranscriptForEntry } from './commands/openTranscriptForEntry';
+import { registerRefreshAgentSessions } from './commands/refreshAgentSessions';
+import { registerSearchAgentSessions } from './commands/searchAgentSessions';
+import { registerShowMoreSessions } from './commands/showMoreSessions';
+import { TraceHost } from './traceHost';
+import { registerAgentSessionsView } from './views/agentSessions/agentSessionsProvider';
+import { SessionPanels } from './webviews/session/sessionPanels';
+import { registerAddTask } from './commands/addTask';
+import { registerCancelTask } from './commands/cancelTask';
+import { registerCloseQueueProject } from './commands/closeQueueProject';
+import { registerCreateQueueProject } from './commands/createQueueProject';
+import { registerImportTasks } from './commands/importTasks';
+import { registerOpenTask } from './commands/openTask';
+import { registerRefreshTaskQueue } from './commands/refreshTaskQueue';
+import { registerRequeueTask } from './commands/requeueTask';
+import { registerShowMoreTasks } from './commands/showMoreTasks';
+import { QueueStatus } from './views/taskQueue/queueStatus';
+import { registerTaskQueueView } from './views/taskQueue/taskQueueProvider';
+import { TaskPanels } from './webviews/task/taskPanels';
 
 /** What activate() returns: used by the extension's own tests inside VS Code. */
 export interface AgentProgressApi {
@@ -54,6 +84,8 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   const host = new LedgerHost(ledgerPath, logger, [languageModelProvider(), endpointProvider(apiKeys, logger)]);
   const entries = new EntryPanels(context.extensionUri, host, logger);
   context.subscriptions.push(output, apiKeys, host, entries);
+  const traces = new TraceHost(context, host, logger);
+  context.subscriptions.push(traces);
 
   registerMcpServerProvider(context, {
     extensionPath: context.extensionPath,
@@ -61,10 +93,25 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     ledgerPath,
     apiKeys,
     workspaceFolder: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    traceEnv: () => traces.serverEnv(),
   });
   const { provider: progressLog, view: progressLogView } = registerProgressLogView(context, host);
+  const { provider: workflows, view: workflowsView } = registerWorkflowsView(context, host);
+  const workflowPanels = new WorkflowPanels(context.extensionUri, host, logger);
+  const workflowStatus = new WorkflowStatus(host);
+  const reviews = new ReviewNotifier(host, logger, undefined, () => readSettings().toolsets.includes('workflow'));
+  reviews.watchJournal(() => void workflowStatus.update());
+  registerSnapshotDocuments(context, host, logger);
+  context.subscriptions.push(workflowPanels, workflowStatus, reviews, workflows.onDidRefresh(() => void workflowStatus.update()));
+  const { provider: agentSessions, view: agentSessionsView } = registerAgentSessionsView(context, traces);
+  const sessionPanels = new SessionPanels(context.extensionUri, traces, entries, logger);
+  context.subscriptions.push(sessionPanels);
+  const { provider: taskQueue, view: taskQueueView } = registerTaskQueueView(context, host);
+  const taskPanels = new TaskPanels(context.extensionUri, host, logger);
+  const queueStatus = new QueueStatus(host);
+  context.subscriptions.push(taskPanels, queueStatus);
 
-  const deps: ExtensionDeps = { context, logger, output, host, apiKeys, entries, progressLog, progressLogView };
+  const deps: ExtensionDeps = { context, logger, output, host, apiKeys, entries, progressLog, progressLogView, workflows, workflowsView, workflowPanels, workflowStatus, reviews, traces, agentSessions, agentSessionsView, sessionPanels, taskQueue, taskQueueView, taskPanels, queueStatus };
   context.subscriptions.push(
     registerRefreshProgressLog(deps),
     registerShowMoreEntries(deps),
@@ -78,6 +125,25 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     registerSetApiKey(deps),
     registerClearApiKey(deps),
     registerShowLog(deps),
+    registerRefreshWorkflows(deps),
+    registerOpenWorkflow(deps),
+    registerOpenFileChange(deps),
+    registerCopyTrackedTaskId(),
+    registerRefreshAgentSessions(deps),
+    registerSearchAgentSessions(deps),
+    registerOpenAgentSession(deps),
+    registerOpenAgentSessionById(deps),
+    registerOpenTranscriptForEntry(deps),
+    registerShowMoreSessions(deps),
+    registerRefreshTaskQueue(deps),
+    registerOpenTask(deps),
+    registerShowMoreTasks(deps),
+    registerCreateQueueProject(deps),
+    registerAddTask(deps),
+    registerImportTasks(deps),
+    registerRequeueTask(deps),
+    registerCancelTask(deps),
+    registerCloseQueueProject(deps),
   );
 
   context.subscriptions.push(

@@ -8,6 +8,8 @@ import type { ProgressService } from '../core/progress/progressService';
 import type { SummaryProvider } from '../core/progress/summariser';
 import type { Services } from '../core/services';
 import type { Ledger } from '../core/storage/store';
+import type { WorkflowService } from '../core/workflow/workflowService';
+import type { QueueService } from '../core/queue/queueService';
 import { loadCore } from './core';
 
 const DEBOUNCE_MS = 100;
@@ -57,6 +59,16 @@ export class LedgerHost implements vscode.Disposable {
   async progress(): Promise<ProgressService> {
     await this.ledger();
     return this.services.progress();
+  }
+
+  async queue(): Promise<QueueService> {
+    await this.ledger();
+    return this.services.queue();
+  }
+
+  async workflow(): Promise<WorkflowService> {
+    await this.ledger();
+    return this.services.workflow();
   }
 
   private announce(): void {

@@ -15,6 +15,8 @@ export interface McpProviderDeps {
   ledgerPath: string;
   apiKeys: ApiKeyStore;
   workspaceFolder: () => string | undefined;
+  /** The transcript folders for the traces toolset's server (the same the Agent Sessions view reads). */
+  traceEnv?: () => Record<string, string>;
 }
 
 export function serverScript(extensionPath: string): string {
@@ -33,6 +35,7 @@ export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscod
   if (folder) env.AGENT_PROGRESS_PROJECT = defaultProjectId(folder);
   if (settings.summaryBaseUrl) env.OPENAI_BASE_URL = settings.summaryBaseUrl;
   if (settings.summaryModel) env.AGENT_PROGRESS_MODEL = settings.summaryModel;
+  if (toolset === 'traces') Object.assign(env, deps.traceEnv?.() ?? {});
   const definition = new vscode.McpStdioServerDefinition(`Agent Progress: ${toolset}`, process.execPath, [serverScript(deps.extensionPath), '--toolset', toolset], env, deps.version);
   if (folder) definition.cwd = vscode.Uri.file(folder);
   return definition;

@@ -8,18 +8,27 @@ import { isLedgerError } from '../core/errors';
 import { createLogger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
+import { newQueueSession } from '../core/queue/queueService';
+import { httpToken, startHttpServer } from './http';
 import { createServer } from './server';
 import { parseToolsets, TOOLSET_NAMES, ToolsetError, type ToolsetName } from './toolsets';
 
-const USAGE = `Usage: agent-progress-mcp [--toolset NAME[,NAME...]] [--db PATH]
+const USAGE = `Usage: agent-progress-mcp [--toolset NAME[,NAME...]] [--db PATH] [--http PORT]
 
-Serves the Agent Progress ledger to MCP clients over stdio.
+Serves the Agent Progress ledger to MCP clients over stdio, or over Streamable HTTP with --http.
 
 Options:
-  --toolset NAMES  toolsets to serve, comma-separated (${TOOLSET_NAMES.join(', ')}, or all). Default: progress
-  --db PATH        ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db)
-  --help           show this help
-  --version        print the version
+  --toolset NAMES         toolsets to serve, comma-separated (${TOOLSET_NAMES.join(', ')}), or all. Default: progress
+                          Toolsets that share a tool name (queue and workflow: complete_task) need separate
+                          servers; all serves every toolset that fits beside the ones before it (not workflow).
+  --db PATH               ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db)
+  --http PORT             serve MCP at http://HOST:PORT/mcp instead of stdio (0: any free port), with /metrics
+                          and /healthz; every request but /healthz needs Authorization: Bearer <token>
+  --host HOST             address to listen on (default 127.0.0.1)
+  --allowed-hosts LIST    Host headers accepted besides 127.0.0.1/localhost:PORT (behind a proxy)
+  --allowed-origins LIST  Origin headers accepted besides http://127.0.0.1/localhost:PORT
+  --help                  show this help
+  --version               print the version
 
 Environment:
   AGENT_PROGRESS_DB_PATH    ledger file
@@ -28,6 +37,13 @@ Environment:
   AGENT_PROGRESS_MODEL      summary model (default gpt-4o-mini)
   AGENT_PROGRESS_LOG_LEVEL  debug, info, warn or error (default info)
   AGENT_PROGRESS_PROJECT    this workspace's project id, named in the server's instructions
+  AGENT_PROGRESS_WORKSPACE  the folder workflow snapshots look at (default: the working directory)
+  AGENT_PROGRESS_HTTP_TOKEN the bearer token for --http (default: generated once, kept in <ledger>.http-token)
+  AGENT_PROGRESS_LOG_FORMAT text or json (default: json with --http, text on stdio)
+  AGENT_PROGRESS_CLAUDE_HOME, AGENT_PROGRESS_CODEX_HOME, AGENT_PROGRESS_GEMINI_HOME,
+  AGENT_PROGRESS_VSCODE_USER_DIR
+                            transcript folders for the traces toolset (default: each agent's own)
+  AGENT_PROGRESS_TRACES_HOME  a folder standing in for $HOME in those defaults
   agent-progress.config.json in the working directory is read too; the environment wins.
 `;
 
@@ -36,12 +52,19 @@ interface Args {
   db: string | undefined;
   help: boolean;
   version: boolean;
+  http: number | undefined;
+  host: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  /** Toolsets "all" left out because their tools collide with an earlier one. */
+  skipped: { toolset: ToolsetName; tool: string; with: ToolsetName }[];
 }
 
 class UsageError extends Error {}
 
 export function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { toolsets: ['progress'], db: undefined, help: false, version: false };
+  const args: Args = { toolsets: ['progress'], db: undefined, help: false, version: false, http: undefined, host: '127.0.0.1', allowedHosts: [], allowedOrigins: [], skipped: [] };
+  const list = (v: string): string[] => v.split(',').map((x) => x.trim()).filter(Boolean);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -53,10 +76,27 @@ export function parseArgs(argv: readonly string[]): Args {
     switch (flag) {
       case '--toolset':
       case '--toolsets':
-        args.toolsets = parseToolsets(value());
+        args.skipped = [];
+        args.toolsets = parseToolsets(value(), args.skipped);
         break;
       case '--db':
         args.db = value();
+        break;
+      case '--http': {
+        const raw = value();
+        const port = Number(raw);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http needs a port number (0-65535), got "${raw}"`);
+        args.http = port;
+        break;
+      }
+      case '--host':
+        args.host = value();
+        break;
+      case '--allowed-hosts':
+        args.allowedHosts = list(value());
+        break;
+      case '--allowed-origins':
+        args.allowedOrigins = list(value());
         break;
       case '--help':
       case '-h':
@@ -105,7 +145,8 @@ async function main(): Promise<void> {
     process.stderr.write(`agent-progress-mcp: ${isLedgerError(err) ? err.message : String(err)}\n`);
     process.exit(2);
   }
-  const logger = createLogger({ level: config.logLevel });
+  const format = process.env.AGENT_PROGRESS_LOG_FORMAT === 'json' || (args.http !== undefined && process.env.AGENT_PROGRESS_LOG_FORMAT !== 'text') ? 'json' : 'text';
+  const logger = createLogger({ level: config.logLevel, format });
   logger.addSecret(config.openai.apiKey);
   for (const warning of config.warnings) logger.warn(warning);
   if (!config.openai.apiKey) {
@@ -116,29 +157,69 @@ async function main(): Promise<void> {
     );
   }
 
-  const services = new Services({ config, logger });
+  for (const s of args.skipped) {
+    logger.warn(`--toolset all leaves out ${s.toolset}: its ${s.tool} collides with ${s.with}'s. Run a second server with --toolset ${s.toolset} for it.`);
+  }
   const project = process.env.AGENT_PROGRESS_PROJECT?.trim() || undefined;
-  const server = createServer({ services, logger, toolsets: args.toolsets, version: VERSION, project });
-  const transport = new StdioServerTransport();
+  let stopReaper: (() => void) | undefined;
+  // The reaper runs wherever the queue is served, from the queue's first use (the ledger opens lazily).
+  const services = new Services({
+    config,
+    logger,
+    onQueueReady: (queue) => {
+      if (args.toolsets.includes('queue')) stopReaper = queue.startReaper({ sessionIdleMs: args.http !== undefined ? 24 * 3600_000 : undefined });
+    },
+  });
 
   let closing = false;
+  let stop: () => Promise<void> = async () => undefined;
   const shutdown = async (why: string): Promise<void> => {
     if (closing) return;
     closing = true;
-    logger.debug(`Shutting down (${why})`);
-    setTimeout(() => process.exit(0), 5_000).unref();
-    await server.close().catch(() => undefined);
+    logger.info(`Shutting down (${why})`);
+    setTimeout(() => process.exit(0), 15_000).unref();
+    stopReaper?.();
+    await stop().catch((err: unknown) => logger.warn(`Stopping: ${String(err)}`));
     await services.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
-  process.stdin.on('end', () => void shutdown('stdin closed'));
-  process.stdin.on('close', () => void shutdown('stdin closed'));
   process.on('unhandledRejection', (reason) => logger.error(`Unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   process.on('uncaughtException', (err) => logger.error(`Uncaught exception: ${err.stack ?? err.message}`));
 
+  if (args.http !== undefined) {
+    let toolsetCheck;
+    try {
+      toolsetCheck = createServer({ services, logger, toolsets: args.toolsets, version: VERSION, project });
+    } catch (err) {
+      process.stderr.write(`agent-progress-mcp: ${(err as Error).message}\n`);
+      process.exit(2);
+    }
+    void toolsetCheck.close();
+    const { token, source } = httpToken(process.env, `${config.dbPath}.http-token`);
+    logger.addSecret(token);
+    const http = await startHttpServer(
+      { services, logger, toolsets: args.toolsets, version: VERSION, project },
+      { port: args.http, host: args.host, token, allowedHosts: args.allowedHosts, allowedOrigins: args.allowedOrigins },
+    );
+    stop = () => http.close();
+    if (args.toolsets.includes('queue')) await services.queue();
+    logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} at ${http.url} (bearer token: ${source}); ledger ${config.dbPath}`, { port: http.port });
+    return;
+  }
+
+  const session = newQueueSession();
+  const server = createServer({ services, logger, toolsets: args.toolsets, version: VERSION, project, session });
+  const transport = new StdioServerTransport();
+  stop = async () => {
+    await server.close().catch(() => undefined);
+    // This process was the agent's session: it is no longer connected (its task keeps its lease).
+    if (session.agent) await (await services.queue()).endSession(session).catch(() => undefined);
+  };
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.stdin.on('close', () => void shutdown('stdin closed'));
   await server.connect(transport);
   logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} over stdio; ledger ${config.dbPath} (opened on first use)`);
 }

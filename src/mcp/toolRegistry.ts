@@ -8,6 +8,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import { z } from 'zod';
 import type { Logger } from '../core/log';
 import type { SummaryProvider } from '../core/progress/summariser';
+import type { QueueSession } from '../core/queue/queueService';
 import { errorToResult, ProtocolError } from './toolResult';
 
 export interface ToolAnnotations {
@@ -19,6 +20,8 @@ export interface ToolAnnotations {
 
 export interface ToolContext {
   signal: AbortSignal;
+  /** This connection's session: the queue project it joined and the agent it authenticated as. */
+  session: QueueSession;
   /** The connected client's sampling, when it declared that capability. */
   samplingProvider: SummaryProvider | undefined;
 }
@@ -29,6 +32,11 @@ export interface ToolDefinition {
   description: string;
   input: z.ZodObject;
   output?: z.ZodObject;
+  /**
+   * List the output schema's top level only (property names and types): a toolset with many tools
+   * stays within its tools/list budget. Results are still validated against the full schema.
+   */
+  shallowOutput?: boolean;
   annotations: ToolAnnotations;
   handler(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
 }
@@ -36,6 +44,8 @@ export interface ToolDefinition {
 function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete out.$schema;
+  // Unknown arguments are refused by name when called; listing that costs every toolset tokens.
+  if (io === 'input') delete out.additionalProperties;
   return out as Tool['inputSchema'];
 }
 
@@ -45,10 +55,29 @@ export function describeTool(tool: ToolDefinition): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: { ...tool.annotations },
   };
-  if (tool.output) listed.outputSchema = jsonSchema(tool.output, 'output') as Tool['outputSchema'];
+  if (tool.output) {
+    const full = jsonSchema(tool.output, 'output') as Tool['outputSchema'] & { properties?: Record<string, Record<string, unknown>> };
+    listed.outputSchema = (tool.shallowOutput ? shallow(full) : full) as Tool['outputSchema'];
+  }
   return listed;
+}
+
+/** A JSON Schema reduced to its top-level properties' types. */
+function shallow(schema: { type?: unknown; properties?: Record<string, Record<string, unknown>>; required?: unknown }): Record<string, unknown> {
+  const typeOf = (p: Record<string, unknown>): unknown => {
+    if (p.type !== undefined) return p.type;
+    const options = (p.anyOf ?? p.oneOf) as Record<string, unknown>[] | undefined;
+    if (options) return [...new Set(options.flatMap((o) => (Array.isArray(o.type) ? o.type : [o.type])).filter(Boolean))];
+    return undefined;
+  };
+  const properties: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const type = typeOf(prop);
+    properties[name] = type === undefined ? {} : { type: Array.isArray(type) && type.length === 1 ? type[0] : type };
+  }
+  return { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) };
 }
 
 /**
@@ -63,7 +92,7 @@ const ToolCallRequestSchema = CallToolRequestSchema.extend({
 export function installTools(
   server: Server,
   tools: readonly ToolDefinition[],
-  options: { logger: Logger; samplingProvider: () => SummaryProvider | undefined },
+  options: { logger: Logger; samplingProvider: () => SummaryProvider | undefined; session: QueueSession },
 ): void {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map(describeTool);
@@ -77,7 +106,7 @@ export function installTools(
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server offers ${[...byName.keys()].join(', ')}.`);
     }
     try {
-      return await tool.handler(request.params.arguments ?? {}, { signal: extra.signal, samplingProvider: options.samplingProvider() });
+      return await tool.handler(request.params.arguments ?? {}, { signal: extra.signal, samplingProvider: options.samplingProvider(), session: options.session });
     } catch (err) {
       return errorToResult(err, tool.name, options.logger);
     }

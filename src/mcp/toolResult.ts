@@ -1,7 +1,7 @@
 // How tool results and failures reach the model: one short text line plus structuredContent.
 // Bad arguments and unknown ids are JSON-RPC errors -32602, unexpected failures -32603 (seed
-// progress-tracker §9); other failures are isError results carrying {code, message, details,
-// retryable}. Never a stack trace, never a secret.
+// progress-tracker §9); other failures (a conflict, a refused key, a busy ledger) are isError
+// results carrying {code, message, details, retryable}. Never a stack trace, never a secret.
 
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isLedgerError, type ErrorShape } from '../core/errors';
@@ -26,10 +26,18 @@ export function toolSuccess(text: string, structured: object): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
 }
 
+/**
+ * A tool failure the model can act on: the message, then the structured error as JSON text (and
+ * in _meta). Not as structuredContent: clients validate that against the tool's output schema,
+ * which describes success.
+ */
 export function toolFailure(error: ErrorShape): CallToolResult {
   return {
-    content: [{ type: 'text', text: error.message }],
-    structuredContent: { error: { ...error } } as Record<string, unknown>,
+    content: [
+      { type: 'text', text: error.message },
+      { type: 'text', text: JSON.stringify({ error }) },
+    ],
+    _meta: { 'agent-progress/error': { ...error } },
     isError: true,
   };
 }

@@ -4,30 +4,69 @@
 import type { Services } from '../core/services';
 import type { ToolDefinition } from './toolRegistry';
 import { progressTools } from './tools/progress';
+import { queueTools } from './tools/queue';
+import { workflowTools } from './tools/workflow';
+import { tracesTools } from './tools/traces';
 
-export const TOOLSET_NAMES = ['progress'] as const;
+export const TOOLSET_NAMES = ['progress', 'queue', 'workflow', 'traces'] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
 const BUILDERS: Record<ToolsetName, (services: Services) => ToolDefinition[]> = {
   progress: (services) => progressTools({ progress: () => services.progress() }),
+  queue: (services) => queueTools({ queue: () => services.queue() }),
+  workflow: (services) => workflowTools({ workflow: () => services.workflow() }),
+  traces: (services) => tracesTools({ traces: () => services.traces(), logger: services.logger }),
 };
 
 export class ToolsetError extends Error {}
 
-/** Parses "a,b" into toolset names; 'all' means every toolset whose names do not collide. */
-export function parseToolsets(raw: string): ToolsetName[] {
+/**
+ * The tool names of a toolset, from its definitions. The builders only capture their service
+ * getters (tools reach services when called), so a stand-in that is never called is enough.
+ */
+export function toolNamesOf(toolset: ToolsetName): string[] {
+  const unused = new Proxy({} as Services, {
+    get: () => () => {
+      throw new Error('toolNamesOf: services are not available here');
+    },
+  });
+  return BUILDERS[toolset](unused).map((t) => t.name);
+}
+
+/** The first tool two toolsets both define, if any. */
+function collision(a: ToolsetName, b: ToolsetName): string | undefined {
+  const names = new Set(toolNamesOf(a));
+  return toolNamesOf(b).find((n) => names.has(n));
+}
+
+/**
+ * Parses "a,b" into toolset names, refusing unknown names and two toolsets that define the same
+ * tool. "all" means every toolset, in order, leaving out any whose tools collide with one before it
+ * (`skipped` says which, to tell the user to run it as a second server).
+ */
+export function parseToolsets(raw: string, skipped: { toolset: ToolsetName; tool: string; with: ToolsetName }[] = []): ToolsetName[] {
   const names = raw
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   if (names.length === 0) throw new ToolsetError(`--toolset needs a name: one or more of ${TOOLSET_NAMES.join(', ')}, comma-separated`);
-  if (names.length === 1 && names[0] === 'all') return [...TOOLSET_NAMES];
+  const all = names.length === 1 && names[0] === 'all';
   const out: ToolsetName[] = [];
-  for (const name of names) {
+  for (const name of all ? TOOLSET_NAMES : names) {
     if (!(TOOLSET_NAMES as readonly string[]).includes(name)) {
-      throw new ToolsetError(`Unknown toolset "${name}". Available: ${TOOLSET_NAMES.join(', ')}.`);
+      throw new ToolsetError(`Unknown toolset "${name}". Available: ${TOOLSET_NAMES.join(', ')}, or all.`);
     }
-    if (!out.includes(name as ToolsetName)) out.push(name as ToolsetName);
+    const toolset = name as ToolsetName;
+    if (out.includes(toolset)) continue;
+    const clash = out.map((other) => ({ other, tool: collision(other, toolset) })).find((c) => c.tool !== undefined);
+    if (clash) {
+      if (all) {
+        skipped.push({ toolset, tool: clash.tool!, with: clash.other });
+        continue;
+      }
+      throw new ToolsetError(`Toolsets ${clash.other} and ${toolset} both define ${clash.tool}; run them as separate servers (--toolset ${clash.other} and --toolset ${toolset})`);
+    }
+    out.push(toolset);
   }
   return out;
 }

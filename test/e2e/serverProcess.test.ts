@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { call, cleanEnv, CLI, ROOT, SERVER, startServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { waitFor } from '../helpers/wait';
+import { TOOLSET_NAMES } from '../../src/mcp/toolsets';
 
 interface Raw {
   child: ChildProcessWithoutNullStreams;
@@ -125,7 +126,7 @@ describe('the server process', function () {
     assert.equal(version.stderr.toString().trim(), (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
     const bad = spawnSync(process.execPath, [SERVER, '--toolset', 'nonsense']);
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr.toString(), /Unknown toolset "nonsense"\. Available: progress\. Run with --help/);
+    assert.match(bad.stderr.toString(), new RegExp(`Unknown toolset "nonsense"\\. Available: ${TOOLSET_NAMES.join(', ')}, or all\\. Run with --help`));
   });
 
   it('refuses a ledger path with .. segments before serving', () => {

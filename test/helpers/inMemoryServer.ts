@@ -22,12 +22,17 @@ export async function connectInMemory(options: {
   openai?: { apiKey: string | undefined; baseUrl: string; model: string };
   logger?: Logger;
   setupClient?: (client: Client) => void;
+  /** The folder workflow snapshots look at (never the repository the tests run in). */
+  workspace?: string;
+  /** Share these services (and ledger) instead of opening new ones: another client of the same server. */
+  services?: Services;
 }): Promise<Connected> {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
-  const services = new Services({
+  const services = options.services ?? new Services({
     config: { dbPath, openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger,
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
   });
   const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test' });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -42,7 +47,7 @@ export async function connectInMemory(options: {
     close: async () => {
       await client.close();
       await server.close();
-      await services.close();
+      if (!options.services) await services.close();
     },
   };
 }

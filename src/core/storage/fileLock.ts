@@ -90,9 +90,10 @@ export class FileLock {
           { retryable: true },
         );
       }
-      // Holders keep the lock for about a millisecond; start with a yield, back off to 8 ms.
-      await (delay === 0 ? new Promise<void>((r) => setImmediate(r)) : sleep(delay));
-      delay = delay === 0 ? 1 : Math.min(delay * 2, 8);
+      // Holders keep the lock for about a millisecond: start with a yield, then poll every 1-2 ms
+      // (an open() that fails costs microseconds), with jitter so that waiters do not move in step.
+      await (delay === 0 ? new Promise<void>((r) => setImmediate(r)) : sleep(delay + (Math.random() < 0.5 ? 0 : 1)));
+      delay = delay === 0 ? 1 : Math.min(delay + 1, 2);
     }
   }
 

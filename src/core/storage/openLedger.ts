@@ -4,6 +4,8 @@ import type { Logger } from '../log';
 import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
 import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
+import { SqliteQueueStore } from './sqlite/queueRepo';
+import { SqliteWorkflowStore } from './sqlite/workflowRepo';
 import { bm25 } from './sqlite/search';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
 
@@ -32,6 +34,8 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   return {
     location: options.file,
     progress,
+    queue: new SqliteQueueStore(engine),
+    workflow: new SqliteWorkflowStore(engine),
     get notices() {
       return engine.notices;
     },

@@ -3,6 +3,8 @@
 // a single file, or SQL at all.
 
 import type { EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../progress/types';
+import type { QueueStore } from './queueStore';
+import type { WorkflowStore } from './workflowStore';
 
 export interface ProgressStore {
   /** Stores an entry, creating its project on first use. Throws conflict if the id is taken. */
@@ -41,6 +43,8 @@ export interface Ledger {
   /** Where the ledger lives (a file path for the embedded engine). */
   readonly location: string;
   readonly progress: ProgressStore;
+  readonly queue: QueueStore;
+  readonly workflow: WorkflowStore;
   /** Things a person should be told, such as an unreadable file moved aside. */
   readonly notices: readonly string[];
   onDidChange(listener: (change: LedgerChange) => void): () => void;

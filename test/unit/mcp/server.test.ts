@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CreateMessageRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from '../../../src/mcp/main';
-import { parseToolsets } from '../../../src/mcp/toolsets';
+import { parseToolsets, TOOLSET_NAMES, toolNamesOf } from '../../../src/mcp/toolsets';
+import { serverInstructions } from '../../../src/mcp/server';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 
@@ -155,10 +156,29 @@ describe('server arguments', () => {
     assert.deepEqual(parseArgs(['--toolset', 'progress']).toolsets, ['progress']);
     assert.deepEqual(parseArgs(['--toolset=progress,progress']).toolsets, ['progress']);
     assert.deepEqual(parseArgs([]).toolsets, ['progress']);
-    assert.deepEqual(parseToolsets('all'), ['progress']);
-    assert.throws(() => parseArgs(['--toolset', 'nope']), /Unknown toolset "nope"\. Available: progress\./);
+    assert.deepEqual(parseToolsets('progress,queue'), ['progress', 'queue']);
+    assert.throws(() => parseArgs(['--toolset', 'nope']), /Unknown toolset "nope"\. Available: progress, queue/);
     assert.throws(() => parseArgs(['--toolset']), /--toolset needs a value/);
     assert.throws(() => parseArgs(['--frobnicate']), /Unknown option --frobnicate/);
     assert.equal(parseArgs(['--db', '/x/y.db']).db, '/x/y.db');
+  });
+
+  it('tells the model about the toolsets served, naming only tools they have', () => {
+    for (const toolset of TOOLSET_NAMES) {
+      const text = serverInstructions([toolset], 'acme');
+      const named = text.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [];
+      assert.ok(named.length >= 2, `${toolset}: names its tools`);
+      for (const name of named) assert.ok(toolNamesOf(toolset).includes(name), `${toolset} instructions name ${name}, which it does not have`);
+    }
+    assert.match(serverInstructions(['progress'], 'acme'), /projectId "acme"/);
+    assert.doesNotMatch(serverInstructions(['workflow'], undefined), /search_logs/);
+  });
+
+  it('refuses two toolsets that define the same tool, and leaves one out of "all" with a reason', () => {
+    assert.throws(() => parseToolsets('queue,workflow'), /Toolsets queue and workflow both define complete_task; run them as separate servers \(--toolset queue and --toolset workflow\)/);
+    const args = parseArgs(['--toolset', 'all']);
+    assert.deepEqual(args.toolsets, ['progress', 'queue', 'traces']);
+    assert.deepEqual(args.skipped, [{ toolset: 'workflow', tool: 'complete_task', with: 'queue' }]);
+    assert.deepEqual(parseToolsets('workflow,progress,traces'), ['workflow', 'progress', 'traces']);
   });
 });

@@ -235,7 +235,8 @@ export class SqliteProgressStore implements ProgressStore {
             tx.run('DELETE FROM fts_pending WHERE entry_rowid IN (SELECT entry_rowid FROM fts_pending ORDER BY entry_rowid LIMIT ?)', [INDEX_BATCH]);
             return n;
           }, { maintenance: true });
-          if (done < INDEX_BATCH) return;
+          // Less than a full batch (or nothing at all) means the queue is empty now.
+          if (!(done >= INDEX_BATCH)) return;
         }
       } finally {
         this.pendingHere = 0;
@@ -323,14 +324,26 @@ export class SqliteProgressStore implements ProgressStore {
     const where = p.where.length > 0 ? p.where.join(' AND ') : '1';
     const page = [q.limit, q.offset ?? 0];
     if (p.driver.kind === 'text') {
-      return tx.all<ListingRow>(
-        `SELECT ${LISTING_COLUMNS}, ap_bm25(matchinfo(log_entries_fts, 'pcnalx')) AS score,
-                snippet(log_entries_fts, '', '', '…', -1, 14) AS snippet
-           FROM log_entries_fts CROSS JOIN log_entries e ON e.rowid = log_entries_fts.docid
+      // Rank every match, but build listings and snippets for the page only: SQLite computes a
+      // row's columns before sorting, and a snippet for each of 25,000 matches costs 10x the rank.
+      const top = tx.all<{ docid: number }>(
+        `SELECT e.rowid AS docid FROM log_entries_fts CROSS JOIN log_entries e ON e.rowid = log_entries_fts.docid
           WHERE log_entries_fts MATCH ? AND ${where}
-          ORDER BY score DESC, e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
+          ORDER BY ap_bm25(matchinfo(log_entries_fts, 'pcnalx')) DESC, e.created_at DESC, e.rowid DESC LIMIT ? OFFSET ?`,
         [p.driver.match, ...p.params, ...page],
       );
+      if (top.length === 0) return [];
+      const rows = new Map<number, ListingRow>();
+      for (const { docid } of top) {
+        const row = tx.get<ListingRow & { docid: number }>(
+          `SELECT ${LISTING_COLUMNS}, e.rowid AS docid, snippet(log_entries_fts, '', '', '…', -1, 14) AS snippet
+             FROM log_entries_fts CROSS JOIN log_entries e ON e.rowid = log_entries_fts.docid
+            WHERE log_entries_fts MATCH ? AND log_entries_fts.docid = ?`,
+          [p.driver.match, docid],
+        );
+        if (row) rows.set(docid, row);
+      }
+      return top.flatMap(({ docid }) => rows.get(docid) ?? []);
     }
     if (p.driver.kind !== 'range' && total <= SORT_CANDIDATES_MAX) {
       const src = driverSource(p.driver);

@@ -84,7 +84,8 @@ export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogN
     try {
       const progress = await this.host.progress();
       if (!node) {
-        const projects = await progress.listProjects();
+        // Projects are shared by every toolset: one with no entry yet (a queue's, a workflow's) is not shown here.
+        const projects = (await progress.listProjects()).filter((p) => p.entryCount > 0);
         const nodes: ProgressLogNode[] = projects.map((project) => ({ kind: 'project', project, expanded: projects.length === 1 }));
         this.refreshed.fire();
         return nodes;

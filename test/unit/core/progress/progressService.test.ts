@@ -208,6 +208,21 @@ describe('progress service', () => {
         assert.deepEqual(got.entries.map((e) => e.id), newest(expected), JSON.stringify(filter));
       }
     });
+    it('ranks full-text matches, pages them, and gives each listed entry a snippet of its match', async () => {
+      const s = service();
+      await s.logProgress({ projectId: 'ranked', title: 'Mentions once', content: 'A long note about many things, and the journal once, among other words that dilute it a great deal.' });
+      await s.logProgress({ projectId: 'ranked', title: 'Journal journal', content: 'journal journal journal: the journal is fsynced' });
+      await s.logProgress({ projectId: 'ranked', title: 'Unrelated', content: 'Nothing to see here' });
+      for (let i = 0; i < 30; i++) await s.logProgress({ projectId: 'ranked', title: `Filler ${i}`, content: `the journal appears in filler ${i} with some more words around it` });
+      const all = await s.quickSearch('journal', { projectId: 'ranked', limit: 200 });
+      assert.equal(all.total, 32);
+      assert.equal(all.entries.length, 32);
+      assert.equal(all.entries[0]!.title, 'Journal journal', 'the densest match first');
+      assert.equal(all.entries.at(-1)!.title, 'Mentions once', 'the most diluted match last');
+      for (const e of all.entries) assert.match(e.snippet ?? '', /journal/i, `${e.title} has a snippet of its match`);
+      const page = await s.quickSearch('journal', { projectId: 'ranked', limit: 5 });
+      assert.deepEqual(page.entries.map((e) => e.id), all.entries.slice(0, 5).map((e) => e.id));
+    });
   });
 
   describe('get_context', () => {

@@ -2,5 +2,8 @@
 
 import type { SchemaStream } from '../engine';
 import { progressSchema } from './progress';
+import { queueSchema } from './queue';
+import { workflowSchema } from './workflow';
 
-export const SCHEMAS: readonly SchemaStream[] = [progressSchema];
+// Order matters where one part builds on another: queue extends the projects that progress creates.
+export const SCHEMAS: readonly SchemaStream[] = [progressSchema, queueSchema, workflowSchema];

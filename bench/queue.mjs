@@ -1,0 +1,100 @@
+// Queue throughput (issue 4): request_task + complete_task by 1, 5 and 10 agent processes (real
+// servers over stdio, one agent each) draining the same queue, side by side in one run. Reports
+// tasks per second and the p50/p99 of request_task; never asserts on time.
+//
+//   node bench/queue.mjs [--quick] [--tasks N]      (npm run bench:queue builds first)
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const tasksFlag = argv.indexOf('--tasks');
+const TASKS = tasksFlag >= 0 ? Number(argv[tasksFlag + 1]) : QUICK ? 300 : 1_000;
+const AGENTS = [1, 5, 10];
+const say = (line) => process.stderr.write(`bench: ${line}\n`);
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function server(db) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(root, 'dist', 'server.js'), '--toolset', 'queue'],
+    env: { ...process.env, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LOG_LEVEL: 'error' },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-queue', version: '1' });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client, name, args) {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
+  return r.structuredContent;
+}
+
+async function drain(agents) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-queue-'));
+  const db = path.join(dir, 'data.db');
+  try {
+    const admin = await server(db);
+    await call(admin, 'create_project', { name: 'bench' });
+    for (let start = 0; start < TASKS; start += 1_000) {
+      const n = Math.min(1_000, TASKS - start);
+      await call(admin, 'create_tasks_bulk', { projectId: 'bench', tasks: Array.from({ length: n }, (_, i) => ({ instructions: `task ${start + i}` })) });
+    }
+    await admin.close();
+    const clients = await Promise.all(Array.from({ length: agents }, () => server(db)));
+    await Promise.all(clients.map((c, i) => call(c, 'register_agent', { projectId: 'bench', agentName: `a${i}` })));
+    const latencies = [];
+    const started = performance.now();
+    const counts = await Promise.all(
+      clients.map(async (c) => {
+        let n = 0;
+        for (;;) {
+          const t0 = performance.now();
+          const r = await call(c, 'request_task', {});
+          latencies.push(performance.now() - t0);
+          if (!r.task) return n;
+          await call(c, 'complete_task', { taskId: r.task.id, explanation: 'ok' });
+          n++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    await Promise.all(clients.map((c) => c.close()));
+    const done = counts.reduce((a, b) => a + b, 0);
+    latencies.sort((a, b) => a - b);
+    return { agents, done, seconds, perSecond: done / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), spread: counts };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const rows = [];
+for (const agents of AGENTS) {
+  say(`${agents} agent process(es) draining ${TASKS} tasks`);
+  rows.push(await drain(agents));
+}
+const base = rows[0].perSecond;
+const lines = [
+  `| agent processes | tasks completed | seconds | tasks/s (request + complete) | vs 1 agent | request_task p50 / p99 | tasks per agent |`,
+  `|---|---|---|---|---|---|---|`,
+  ...rows.map(
+    (r) =>
+      `| ${r.agents} | ${r.done} of ${TASKS} | ${r.seconds.toFixed(1)} | ${r.perSecond.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${r.p50.toFixed(2)} ms / ${r.p99.toFixed(1)} ms | ${Math.min(...r.spread)}-${Math.max(...r.spread)} |`,
+  ),
+];
+const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; every task completed exactly once in each run.\n\n${lines.join('\n')}\n`;
+process.stdout.write(table);
+fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
+fs.writeFileSync(path.join(root, 'bench', 'results', `queue-${QUICK ? 'quick' : 'latest'}.md`), table);

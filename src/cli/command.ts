@@ -1,0 +1,22 @@
+// What every CLI command is and receives.
+
+import type { Services } from '../core/services';
+import type { Output } from './output';
+
+export interface CommandContext {
+  services: Services;
+  out: Output;
+  cwd: string;
+  readStdin: () => Promise<string>;
+  stdinIsTty: boolean;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** The heading it is listed under in --help. */
+  group?: string;
+  usage: string;
+  run(argv: string[], ctx: CommandContext): Promise<void>;
+}
+

@@ -1,0 +1,807 @@
+// QueueStore on the embedded engine: every SQL statement of the task queue lives here. Each
+// changing method is one write transaction under the inter-process lock, reaping expired leases of
+// its project first; the decisions themselves come from core/queue/rules.ts.
+
+import { newQueueId } from '../../queue/ids';
+import { LedgerError, notFound } from '../../errors';
+import { addMinutes, afterFailure } from '../../queue/rules';
+import type {
+  Actor,
+  Agent,
+  AgentStatus,
+  AuditEvent,
+  DuplicateHandling,
+  FailureReason,
+  ProjectQueueStatus,
+  QueueProject,
+  Task,
+  TaskAttempt,
+  TaskCounts,
+  TaskStatus,
+  TaskType,
+  TaskWithHistory,
+} from '../../queue/types';
+import type { AddOutcome, AgentAuth, NewQueueProject, NewTask, NewTaskType, QueueMetricsSnapshot, QueueStore, RequestOutcome, StoredSession, TaskFilter } from '../queueStore';
+import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
+
+interface ProjectRow {
+  project_id: string;
+  name: string;
+  description: string;
+  status: string;
+  created_at: string;
+  updated_at: string | null;
+  closed_at: string | null;
+  default_max_retries: number;
+  default_lease_minutes: number;
+  reaper_interval_minutes: number;
+}
+
+interface TaskRow {
+  task_id: string;
+  project_id: string;
+  type_id: string;
+  instructions: string;
+  variables: string | null;
+  status: string;
+  assigned_to: string | null;
+  lease_expires_at: string | null;
+  retry_count: number;
+  max_retries: number;
+  lease_minutes: number;
+  created_at: string;
+  assigned_at: string | null;
+  completed_at: string | null;
+  result: string | null;
+  failure_reason: string | null;
+}
+
+interface TypeRow {
+  type_id: string;
+  project_id: string;
+  name: string;
+  template: string | null;
+  variables: string;
+  duplicate_handling: string;
+  max_retries: number;
+  lease_minutes: number;
+  created_at: string;
+}
+
+interface AttemptRow {
+  attempt_id: string;
+  agent_name: string;
+  started_at: string;
+  completed_at: string | null;
+  status: string;
+  explanation: string | null;
+  failure_reason: string | null;
+  lease_expires_at: string | null;
+}
+
+interface AgentRow {
+  project_id: string;
+  name: string;
+  key_hash: string;
+  status: string;
+  current_task_id: string | null;
+  session_id: string | null;
+  connected_at: string;
+  last_seen: string;
+}
+
+const TASK_COLUMNS =
+  'task_id, project_id, type_id, instructions, variables, status, assigned_to, lease_expires_at, retry_count, max_retries, lease_minutes, created_at, assigned_at, completed_at, result, failure_reason';
+const PROJECT_COLUMNS = 'project_id, name, description, status, created_at, updated_at, closed_at, default_max_retries, default_lease_minutes, reaper_interval_minutes';
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function toTask(r: TaskRow): Task {
+  return {
+    id: r.task_id,
+    projectId: r.project_id,
+    typeId: r.type_id,
+    instructions: r.instructions,
+    variables: parseJson<Record<string, string> | null>(r.variables, null),
+    status: r.status as TaskStatus,
+    assignedTo: r.assigned_to,
+    leaseExpiresAt: r.lease_expires_at,
+    retryCount: Number(r.retry_count),
+    maxRetries: Number(r.max_retries),
+    leaseDurationMinutes: Number(r.lease_minutes),
+    createdAt: r.created_at,
+    assignedAt: r.assigned_at,
+    completedAt: r.completed_at,
+    result: r.result,
+    failureReason: (r.failure_reason as FailureReason | null) ?? null,
+  };
+}
+
+function toType(r: TypeRow): TaskType {
+  return {
+    id: r.type_id,
+    projectId: r.project_id,
+    name: r.name,
+    template: r.template,
+    variables: parseJson<string[]>(r.variables, []),
+    duplicateHandling: r.duplicate_handling as DuplicateHandling,
+    maxRetries: Number(r.max_retries),
+    leaseDurationMinutes: Number(r.lease_minutes),
+    createdAt: r.created_at,
+  };
+}
+
+function toAttempt(r: AttemptRow): TaskAttempt {
+  return {
+    id: r.attempt_id,
+    agentName: r.agent_name,
+    startedAt: r.started_at,
+    completedAt: r.completed_at,
+    status: r.status as TaskAttempt['status'],
+    explanation: r.explanation,
+    failureReason: (r.failure_reason as FailureReason | null) ?? null,
+    leaseExpiresAt: r.lease_expires_at,
+  };
+}
+
+function toAgent(r: AgentRow): Agent {
+  return {
+    name: r.name,
+    projectId: r.project_id,
+    status: r.status as AgentStatus,
+    currentTaskId: r.current_task_id,
+    connectedAt: r.connected_at,
+    lastSeen: r.last_seen,
+    connected: r.session_id !== null,
+  };
+}
+
+function counts(tx: ReadTx, projectId: string): TaskCounts {
+  const byStatus = new Map(
+    tx.all<{ status: string; n: number }>('SELECT status, count(*) AS n FROM tasks WHERE project_id = ? GROUP BY status', [projectId]).map((r) => [r.status, Number(r.n)]),
+  );
+  const get = (s: TaskStatus): number => byStatus.get(s) ?? 0;
+  return {
+    totalTasks: [...byStatus.values()].reduce((a, b) => a + b, 0),
+    queuedTasks: get('queued'),
+    runningTasks: get('running'),
+    completedTasks: get('completed'),
+    failedTasks: get('failed'),
+    cancelledTasks: get('cancelled'),
+  };
+}
+
+function toProject(tx: ReadTx, r: ProjectRow): QueueProject {
+  return {
+    id: r.project_id,
+    name: r.name,
+    description: r.description,
+    status: r.status as QueueProject['status'],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at ?? r.created_at,
+    closedAt: r.closed_at,
+    config: {
+      defaultMaxRetries: Number(r.default_max_retries),
+      defaultLeaseDurationMinutes: Number(r.default_lease_minutes),
+      reaperIntervalMinutes: Number(r.reaper_interval_minutes),
+    },
+    stats: counts(tx, r.project_id),
+  };
+}
+
+function projectRow(tx: ReadTx, projectId: string): ProjectRow | undefined {
+  return tx.get<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE project_id = ?`, [projectId]);
+}
+
+function taskRow(tx: ReadTx, taskId: string): TaskRow | undefined {
+  return tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ?`, [taskId]);
+}
+
+function audit(tx: WriteTx, e: { projectId: string; at: string; actor: Actor; action: string; taskId?: string | null; agentName?: string | null; details?: object }): void {
+  tx.run('INSERT INTO queue_audit (project_id, at, actor, action, task_id, agent_name, details) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    e.projectId,
+    e.at,
+    `${e.actor.kind}:${e.actor.name}`,
+    e.action,
+    e.taskId ?? null,
+    e.agentName ?? null,
+    e.details ? JSON.stringify(e.details) : null,
+  ]);
+}
+
+/** Expired leases of one project (or all): requeued while retries remain, else failed (timeout). */
+function reap(tx: WriteTx, at: string, projectId?: string): { requeued: number; failed: number } {
+  const where = projectId === undefined ? '' : ' AND project_id = ?';
+  const expired = tx.all<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM tasks WHERE status = 'running' AND lease_expires_at < ?${where} ORDER BY lease_expires_at`,
+    projectId === undefined ? [at] : [at, projectId],
+  );
+  let requeued = 0;
+  let failed = 0;
+  for (const row of expired) {
+    const task = toTask(row);
+    const next = afterFailure(task, true);
+    const why = `The lease of ${task.assignedTo ?? 'its agent'} expired at ${task.leaseExpiresAt} without a result`;
+    tx.run("UPDATE task_attempts SET status = 'timeout', completed_at = ?, failure_reason = 'timeout', explanation = ? WHERE task_id = ? AND status = 'running'", [at, why, task.id]);
+    tx.run(
+      `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ? = 'failed' THEN assigned_to ELSE NULL END,
+              lease_expires_at = NULL, result = ?, failure_reason = 'timeout', completed_at = CASE WHEN ? = 'failed' THEN ? ELSE NULL END
+        WHERE task_id = ?`,
+      [next.status, next.retryCount, next.status, why, next.status, at, task.id],
+    );
+    if (task.assignedTo) {
+      tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ? AND current_task_id = ?", [task.projectId, task.assignedTo, task.id]);
+    }
+    audit(tx, {
+      projectId: task.projectId,
+      at,
+      actor: { kind: 'operator', name: 'reaper' },
+      action: next.status === 'queued' ? 'task_requeued_after_timeout' : 'task_failed_after_timeout',
+      taskId: task.id,
+      agentName: task.assignedTo,
+      details: { retryCount: next.retryCount, maxRetries: task.maxRetries, leaseExpiredAt: task.leaseExpiresAt },
+    });
+    if (next.status === 'queued') requeued++;
+    else failed++;
+  }
+  return { requeued, failed };
+}
+
+/** The running task `agentName` holds, or an error that says why it cannot act on it. */
+function ownedRunningTask(tx: ReadTx, taskId: string, agentName: string, verb: string): TaskRow {
+  const row = taskRow(tx, taskId);
+  if (!row) throw notFound(`Task not found: ${taskId}. Use get_current_task to see the task you hold.`, { taskId });
+  if (row.status === 'running' && row.assigned_to === agentName) return row;
+  if (row.status === 'running') {
+    throw new LedgerError('conflict', `Task ${taskId} is assigned to agent ${row.assigned_to}, not to ${agentName}; you can only ${verb} your own task.`, { details: { taskId } });
+  }
+  const lastAttempt = tx.get<AttemptRow>('SELECT * FROM task_attempts WHERE task_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1', [taskId]);
+  if (lastAttempt?.agent_name === agentName && lastAttempt.status === 'timeout') {
+    throw new LedgerError(
+      'conflict',
+      `Your lease on task ${taskId} expired at ${lastAttempt.lease_expires_at} and the task was ${row.status === 'queued' ? 'put back in the queue' : 'failed'}; call request_task for your next task (extend_lease keeps a long task).`,
+      { details: { taskId, status: row.status } },
+    );
+  }
+  throw new LedgerError('conflict', `Task ${taskId} is ${row.status}, not running for ${agentName}; nothing to ${verb}.`, { details: { taskId, status: row.status } });
+}
+
+export class SqliteQueueStore implements QueueStore {
+  constructor(private readonly engine: SqliteEngine) {}
+
+  // ---- projects ----------------------------------------------------------------------------
+
+  async createProject(p: NewQueueProject, actor: Actor): Promise<QueueProject> {
+    return this.engine.write((tx) => {
+      if (projectRow(tx, p.projectId)) {
+        throw new LedgerError('conflict', `Project ${p.projectId} already exists. Use get_project to see it, or join_project to work in it.`, { details: { projectId: p.projectId } });
+      }
+      tx.run(
+        `INSERT INTO projects (project_id, name, created_at, description, status, updated_at, default_max_retries, default_lease_minutes, reaper_interval_minutes)
+         VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
+        [p.projectId, p.projectId, p.at, p.description, p.at, p.config.defaultMaxRetries, p.config.defaultLeaseDurationMinutes, p.config.reaperIntervalMinutes],
+      );
+      audit(tx, { projectId: p.projectId, at: p.at, actor, action: 'project_created', details: { description: p.description, config: p.config } });
+      return toProject(tx, projectRow(tx, p.projectId)!);
+    });
+  }
+
+  async ensureProject(projectId: string, at: string, actor: Actor): Promise<QueueProject> {
+    const existing = await this.getProject(projectId);
+    if (existing) return existing;
+    return this.engine.write((tx) => {
+      const row = projectRow(tx, projectId);
+      if (row) return toProject(tx, row);
+      tx.run("INSERT INTO projects (project_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)", [projectId, projectId, at, at]);
+      audit(tx, { projectId, at, actor, action: 'project_created', details: { auto: true } });
+      return toProject(tx, projectRow(tx, projectId)!);
+    });
+  }
+
+  async getProject(projectId: string): Promise<QueueProject | undefined> {
+    return this.engine.read((tx) => {
+      const row = projectRow(tx, projectId);
+      return row ? toProject(tx, row) : undefined;
+    });
+  }
+
+  async listProjects(includeClosed: boolean): Promise<QueueProject[]> {
+    return this.engine.read((tx) =>
+      tx
+        .all<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects ${includeClosed ? '' : "WHERE status = 'active'"} ORDER BY created_at, project_id`)
+        .map((r) => toProject(tx, r)),
+    );
+  }
+
+  async closeProject(projectId: string, at: string, actor: Actor): Promise<QueueProject> {
+    return this.engine.write((tx) => {
+      const row = projectRow(tx, projectId);
+      if (!row) throw notFound(`Project not found: ${projectId}. Use list_projects to see the projects.`, { projectId });
+      if (row.status !== 'closed') {
+        tx.run("UPDATE projects SET status = 'closed', closed_at = ?, updated_at = ? WHERE project_id = ?", [at, at, projectId]);
+        audit(tx, { projectId, at, actor, action: 'project_closed' });
+      }
+      return toProject(tx, projectRow(tx, projectId)!);
+    });
+  }
+
+  // ---- task types ----------------------------------------------------------------------------
+
+  async createTaskType(t: NewTaskType, actor: Actor): Promise<TaskType> {
+    return this.engine.write((tx) => {
+      const project = projectRow(tx, t.projectId);
+      if (!project) throw notFound(`Project not found: ${t.projectId}. Create it with create_project first.`, { projectId: t.projectId });
+      if (tx.get('SELECT 1 AS x FROM task_types WHERE project_id = ? AND name = ?', [t.projectId, t.name])) {
+        throw new LedgerError('conflict', `Task type "${t.name}" already exists in project ${t.projectId}. Use get_task_type to see it, or choose another name.`, {
+          details: { projectId: t.projectId, name: t.name },
+        });
+      }
+      tx.run(
+        `INSERT INTO task_types (type_id, project_id, name, template, variables, duplicate_handling, max_retries, lease_minutes, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          t.id,
+          t.projectId,
+          t.name,
+          t.template,
+          JSON.stringify(t.variables),
+          t.duplicateHandling,
+          t.maxRetries ?? Number(project.default_max_retries),
+          t.leaseDurationMinutes ?? Number(project.default_lease_minutes),
+          t.at,
+        ],
+      );
+      audit(tx, { projectId: t.projectId, at: t.at, actor, action: 'task_type_created', details: { typeId: t.id, name: t.name } });
+      return toType(tx.get<TypeRow>('SELECT * FROM task_types WHERE type_id = ?', [t.id])!);
+    });
+  }
+
+  async listTaskTypes(projectId: string): Promise<TaskType[]> {
+    return this.engine.read((tx) => tx.all<TypeRow>('SELECT * FROM task_types WHERE project_id = ? ORDER BY created_at, name', [projectId]).map(toType));
+  }
+
+  async getTaskType(projectId: string, idOrName: string): Promise<TaskType | undefined> {
+    return this.engine.read((tx) => {
+      const row =
+        tx.get<TypeRow>('SELECT * FROM task_types WHERE project_id = ? AND type_id = ?', [projectId, idOrName]) ??
+        tx.get<TypeRow>('SELECT * FROM task_types WHERE project_id = ? AND name = ?', [projectId, idOrName]);
+      return row ? toType(row) : undefined;
+    });
+  }
+
+  // ---- tasks ---------------------------------------------------------------------------------
+
+  async addTasks(projectId: string, tasks: NewTask[], at: string, actor: Actor): Promise<AddOutcome[]> {
+    return this.engine.write((tx) => {
+      const outcomes: AddOutcome[] = [];
+      const types = new Map<string, TypeRow>();
+      let created = 0;
+      if (!projectRow(tx, projectId)) {
+        tx.run('INSERT INTO projects (project_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [projectId, projectId, at, at]);
+        audit(tx, { projectId, at, actor, action: 'project_created', details: { auto: true } });
+      }
+      if (tasks.some((t) => t.typeId === '')) {
+        let fallback = tx.get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]);
+        if (!fallback) {
+          const project = projectRow(tx, projectId)!;
+          const id = newQueueId();
+          tx.run(
+            `INSERT INTO task_types (type_id, project_id, name, template, variables, duplicate_handling, max_retries, lease_minutes, created_at)
+             VALUES (?, ?, 'default', NULL, '[]', 'allow', ?, ?, ?)`,
+            [id, projectId, Number(project.default_max_retries), Number(project.default_lease_minutes), at],
+          );
+          audit(tx, { projectId, at, actor, action: 'task_type_created', details: { typeId: id, name: 'default', auto: true } });
+          fallback = tx.get<TypeRow>('SELECT * FROM task_types WHERE type_id = ?', [id])!;
+        }
+        types.set('', fallback);
+      }
+      for (const t of tasks) {
+        let type = types.get(t.typeId);
+        if (!type) {
+          type = tx.get<TypeRow>('SELECT * FROM task_types WHERE project_id = ? AND type_id = ?', [projectId, t.typeId]);
+          if (!type) {
+            outcomes.push({ kind: 'error', message: `Task type ${t.typeId} does not exist in project ${projectId}` });
+            continue;
+          }
+          types.set(t.typeId, type);
+        }
+        if (t.variablesKey !== null && type.duplicate_handling !== 'allow') {
+          const dup = tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE type_id = ? AND variables_key = ? ORDER BY rowid LIMIT 1`, [type.type_id, t.variablesKey]);
+          if (dup) {
+            if (type.duplicate_handling === 'ignore') {
+              outcomes.push({ kind: 'duplicate', task: toTask(dup), handling: 'ignore' });
+            } else {
+              outcomes.push({ kind: 'error', message: `A task with the same variables already exists (${dup.task_id}); task type "${type.name}" refuses duplicates` });
+            }
+            continue;
+          }
+        }
+        tx.run(
+          `INSERT INTO tasks (task_id, project_id, type_id, instructions, variables, variables_key, status, retry_count, max_retries, lease_minutes, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?)`,
+          [t.id, projectId, type.type_id, t.instructions, t.variables ? JSON.stringify(t.variables) : null, t.variablesKey, type.max_retries, type.lease_minutes, at],
+        );
+        outcomes.push({ kind: 'created', task: toTask(taskRow(tx, t.id)!) });
+        created++;
+      }
+      if (created > 0) {
+        audit(tx, {
+          projectId,
+          at,
+          actor,
+          action: created === 1 ? 'task_added' : 'tasks_added',
+          taskId: created === 1 ? (outcomes.find((o) => o.kind === 'created') as { task: Task }).task.id : null,
+          details: { count: created, duplicatesIgnored: outcomes.filter((o) => o.kind === 'duplicate').length, errors: outcomes.filter((o) => o.kind === 'error').length },
+        });
+      }
+      return outcomes;
+    });
+  }
+
+  async getTask(taskId: string): Promise<TaskWithHistory | undefined> {
+    return this.engine.read((tx) => {
+      const row = taskRow(tx, taskId);
+      if (!row) return undefined;
+      const attempts = tx.all<AttemptRow>('SELECT * FROM task_attempts WHERE task_id = ? ORDER BY started_at, rowid', [taskId]).map(toAttempt);
+      return { ...toTask(row), attempts };
+    });
+  }
+
+  async listTasks(projectId: string, f: TaskFilter): Promise<{ tasks: Task[]; total: number }> {
+    const where = ['project_id = ?'];
+    const params: SqlValue[] = [projectId];
+    if (f.status) {
+      where.push('status = ?');
+      params.push(f.status);
+    }
+    if (f.typeId) {
+      where.push('type_id = ?');
+      params.push(f.typeId);
+    }
+    if (f.agentName) {
+      where.push('assigned_to = ?');
+      params.push(f.agentName);
+    }
+    const clause = where.join(' AND ');
+    return this.engine.read((tx) => {
+      const total = Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM tasks WHERE ${clause}`, params)?.n ?? 0);
+      const rows = tx.all<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${clause} ORDER BY rowid LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]);
+      return { tasks: rows.map(toTask), total };
+    });
+  }
+
+  // ---- agents --------------------------------------------------------------------------------
+
+  async registerAgent(a: AgentAuth & { at: string }, actor: Actor): Promise<Agent> {
+    return this.engine.write((tx) => {
+      if (!projectRow(tx, a.projectId)) throw notFound(`Project not found: ${a.projectId}. Use list_projects to see the projects.`, { projectId: a.projectId });
+      if (tx.get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name])) {
+        throw new LedgerError('conflict', `Agent name "${a.name}" is already registered in project ${a.projectId}. Pass its apiKey to reconnect, or choose another name (or none, to get one).`, {
+          details: { projectId: a.projectId, agentName: a.name },
+        });
+      }
+      tx.run("INSERT INTO agents (project_id, name, key_hash, status, session_id, connected_at, last_seen) VALUES (?, ?, ?, 'idle', ?, ?, ?)", [
+        a.projectId,
+        a.name,
+        a.keyHash,
+        a.sessionId,
+        a.at,
+        a.at,
+      ]);
+      audit(tx, { projectId: a.projectId, at: a.at, actor, action: 'agent_registered', agentName: a.name });
+      return toAgent(tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name])!);
+    });
+  }
+
+  async agentAuth(projectId: string, name: string): Promise<AgentAuth | undefined> {
+    return this.engine.read((tx) => {
+      const r = tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [projectId, name]);
+      return r ? { name: r.name, projectId: r.project_id, keyHash: r.key_hash, sessionId: r.session_id } : undefined;
+    });
+  }
+
+  async agentByKeyHash(projectId: string, keyHash: string): Promise<AgentAuth | undefined> {
+    return this.engine.read((tx) => {
+      const r = tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND key_hash = ?', [projectId, keyHash]);
+      return r ? { name: r.name, projectId: r.project_id, keyHash: r.key_hash, sessionId: r.session_id } : undefined;
+    });
+  }
+
+  async bindAgentSession(projectId: string, name: string, sessionId: string, at: string, reconnect: boolean): Promise<Agent> {
+    return this.engine.write((tx) => {
+      const before = tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [projectId, name]);
+      if (!before) throw notFound(`Agent not found: ${name} in project ${projectId}. Register it with register_agent.`, { projectId, agentName: name });
+      tx.run('UPDATE agents SET session_id = ?, last_seen = ?, connected_at = CASE WHEN session_id IS ? THEN connected_at ELSE ? END WHERE project_id = ? AND name = ?', [
+        sessionId,
+        at,
+        sessionId,
+        at,
+        projectId,
+        name,
+      ]);
+      if (reconnect && before.session_id !== null && before.session_id !== sessionId) {
+        audit(tx, { projectId, at, actor: { kind: 'agent', name }, action: 'agent_reconnected', agentName: name, details: { supersededSession: before.session_id !== null } });
+      }
+      return toAgent(tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [projectId, name])!);
+    });
+  }
+
+  async getAgent(projectId: string, name: string): Promise<Agent | undefined> {
+    return this.engine.read((tx) => {
+      const r = tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [projectId, name]);
+      return r ? toAgent(r) : undefined;
+    });
+  }
+
+  // ---- the atomic agent operations -----------------------------------------------------------
+
+  async requestTask(projectId: string, agentName: string, at: string): Promise<RequestOutcome> {
+    return this.engine.write((tx): RequestOutcome => {
+      reap(tx, at, projectId);
+      const project = projectRow(tx, projectId);
+      if (!project) throw notFound(`Project not found: ${projectId}`, { projectId });
+      tx.run('UPDATE agents SET last_seen = ? WHERE project_id = ? AND name = ?', [at, projectId, agentName]);
+      const agent = tx.get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [projectId, agentName]);
+      if (!agent) throw notFound(`Agent not found: ${agentName} in project ${projectId}. Register it with register_agent.`, { projectId, agentName });
+      if (agent.current_task_id) {
+        const current = tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ? AND status = 'running' AND assigned_to = ?`, [agent.current_task_id, agentName]);
+        if (current) return { kind: 'current', task: toTask(current) };
+        tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ?", [projectId, agentName]);
+      }
+      if (project.status === 'closed') return { kind: 'closed' };
+      const next = tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' ORDER BY rowid LIMIT 1`, [projectId]);
+      if (!next) {
+        const c = counts(tx, projectId);
+        return { kind: 'empty', counts: { running: c.runningTasks, queued: c.queuedTasks } };
+      }
+      const expires = addMinutes(at, Number(next.lease_minutes));
+      tx.run("UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ? WHERE task_id = ? AND status = 'queued'", [
+        agentName,
+        expires,
+        at,
+        next.task_id,
+      ]);
+      tx.run("INSERT INTO task_attempts (attempt_id, task_id, agent_name, started_at, status, lease_expires_at) VALUES (?, ?, ?, ?, 'running', ?)", [
+        newQueueId(),
+        next.task_id,
+        agentName,
+        at,
+        expires,
+      ]);
+      tx.run("UPDATE agents SET status = 'working', current_task_id = ? WHERE project_id = ? AND name = ?", [next.task_id, projectId, agentName]);
+      audit(tx, { projectId, at, actor: { kind: 'agent', name: agentName }, action: 'task_assigned', taskId: next.task_id, agentName, details: { leaseExpiresAt: expires } });
+      return { kind: 'assigned', task: toTask(taskRow(tx, next.task_id)!) };
+    });
+  }
+
+  async currentTask(projectId: string, agentName: string, at: string): Promise<Task | undefined> {
+    return this.engine.write((tx) => {
+      reap(tx, at, projectId);
+      tx.run('UPDATE agents SET last_seen = ? WHERE project_id = ? AND name = ?', [at, projectId, agentName]);
+      const row = tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'running' AND assigned_to = ? LIMIT 1`, [projectId, agentName]);
+      return row ? toTask(row) : undefined;
+    });
+  }
+
+  async completeTask(taskId: string, agentName: string, explanation: string, at: string): Promise<Task> {
+    return this.engine.write((tx) => {
+      const projectId = taskRow(tx, taskId)?.project_id;
+      if (projectId) reap(tx, at, projectId);
+      const row = ownedRunningTask(tx, taskId, agentName, 'complete');
+      tx.run("UPDATE tasks SET status = 'completed', completed_at = ?, result = ?, lease_expires_at = NULL, failure_reason = NULL WHERE task_id = ?", [at, explanation, taskId]);
+      tx.run("UPDATE task_attempts SET status = 'completed', completed_at = ?, explanation = ? WHERE task_id = ? AND status = 'running'", [at, explanation, taskId]);
+      tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL, last_seen = ? WHERE project_id = ? AND name = ?", [at, row.project_id, agentName]);
+      audit(tx, { projectId: row.project_id, at, actor: { kind: 'agent', name: agentName }, action: 'task_completed', taskId, agentName });
+      return toTask(taskRow(tx, taskId)!);
+    });
+  }
+
+  async failTask(taskId: string, agentName: string, explanation: string, canRetry: boolean, at: string): Promise<{ task: Task; requeued: boolean }> {
+    return this.engine.write((tx) => {
+      const projectId = taskRow(tx, taskId)?.project_id;
+      if (projectId) reap(tx, at, projectId);
+      const row = ownedRunningTask(tx, taskId, agentName, 'fail');
+      const next = afterFailure(toTask(row), canRetry);
+      tx.run(
+        `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ? = 'failed' THEN assigned_to ELSE NULL END, lease_expires_at = NULL,
+                result = ?, failure_reason = 'agent_reported', completed_at = CASE WHEN ? = 'failed' THEN ? ELSE NULL END
+          WHERE task_id = ?`,
+        [next.status, next.retryCount, next.status, explanation, next.status, at, taskId],
+      );
+      tx.run("UPDATE task_attempts SET status = 'failed', completed_at = ?, explanation = ?, failure_reason = 'agent_reported' WHERE task_id = ? AND status = 'running'", [
+        at,
+        explanation,
+        taskId,
+      ]);
+      tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL, last_seen = ? WHERE project_id = ? AND name = ?", [at, row.project_id, agentName]);
+      audit(tx, {
+        projectId: row.project_id,
+        at,
+        actor: { kind: 'agent', name: agentName },
+        action: next.status === 'queued' ? 'task_failed_requeued' : 'task_failed',
+        taskId,
+        agentName,
+        details: { canRetry, retryCount: next.retryCount, maxRetries: Number(row.max_retries) },
+      });
+      return { task: toTask(taskRow(tx, taskId)!), requeued: next.status === 'queued' };
+    });
+  }
+
+  async extendLease(taskId: string, agentName: string, minutes: number, at: string): Promise<Task> {
+    return this.engine.write((tx) => {
+      const projectId = taskRow(tx, taskId)?.project_id;
+      if (projectId) reap(tx, at, projectId);
+      const row = ownedRunningTask(tx, taskId, agentName, 'extend');
+      const expires = addMinutes(row.lease_expires_at ?? at, minutes);
+      tx.run('UPDATE tasks SET lease_expires_at = ? WHERE task_id = ?', [expires, taskId]);
+      tx.run("UPDATE task_attempts SET lease_expires_at = ? WHERE task_id = ? AND status = 'running'", [expires, taskId]);
+      tx.run('UPDATE agents SET last_seen = ? WHERE project_id = ? AND name = ?', [at, row.project_id, agentName]);
+      audit(tx, { projectId: row.project_id, at, actor: { kind: 'agent', name: agentName }, action: 'lease_extended', taskId, agentName, details: { minutes, leaseExpiresAt: expires } });
+      return toTask(taskRow(tx, taskId)!);
+    });
+  }
+
+  async requeueTask(taskId: string, at: string, actor: Actor): Promise<Task> {
+    return this.engine.write((tx) => {
+      const row = taskRow(tx, taskId);
+      if (!row) throw notFound(`Task not found: ${taskId}`, { taskId });
+      if (row.status === 'queued') return toTask(row);
+      if (row.status === 'completed') throw new LedgerError('conflict', `Task ${taskId} is completed; add a new task instead of requeueing it.`, { details: { taskId } });
+      if (row.status === 'running') this.closeRunningAttempt(tx, row, at, `Requeued by ${actor.name}`);
+      // A person's requeue gives the task a fresh set of retries.
+      tx.run("UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL WHERE task_id = ?", [taskId]);
+      audit(tx, { projectId: row.project_id, at, actor, action: 'task_requeued', taskId, details: { from: row.status } });
+      return toTask(taskRow(tx, taskId)!);
+    });
+  }
+
+  async cancelTask(taskId: string, at: string, actor: Actor): Promise<Task> {
+    return this.engine.write((tx) => {
+      const row = taskRow(tx, taskId);
+      if (!row) throw notFound(`Task not found: ${taskId}`, { taskId });
+      if (row.status === 'cancelled') return toTask(row);
+      if (row.status !== 'queued' && row.status !== 'running') {
+        throw new LedgerError('conflict', `Task ${taskId} is ${row.status}; only a queued or running task can be cancelled.`, { details: { taskId, status: row.status } });
+      }
+      if (row.status === 'running') this.closeRunningAttempt(tx, row, at, `Cancelled by ${actor.name}`);
+      tx.run("UPDATE tasks SET status = 'cancelled', lease_expires_at = NULL, completed_at = ?, result = ? WHERE task_id = ?", [at, `Cancelled by ${actor.name}`, taskId]);
+      audit(tx, { projectId: row.project_id, at, actor, action: 'task_cancelled', taskId, details: { from: row.status } });
+      return toTask(taskRow(tx, taskId)!);
+    });
+  }
+
+  private closeRunningAttempt(tx: WriteTx, row: TaskRow, at: string, why: string): void {
+    tx.run("UPDATE task_attempts SET status = 'failed', completed_at = ?, explanation = ?, failure_reason = 'server_error' WHERE task_id = ? AND status = 'running'", [at, why, row.task_id]);
+    if (row.assigned_to) {
+      tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ? AND current_task_id = ?", [row.project_id, row.assigned_to, row.task_id]);
+    }
+  }
+
+  async reapExpired(at: string, projectId?: string): Promise<{ requeued: number; failed: number }> {
+    const due = this.engine.read((tx) =>
+      tx.get(`SELECT 1 AS x FROM tasks WHERE status = 'running' AND lease_expires_at < ?${projectId === undefined ? '' : ' AND project_id = ?'} LIMIT 1`, projectId === undefined ? [at] : [at, projectId]),
+    );
+    if (!due) return { requeued: 0, failed: 0 };
+    return this.engine.write((tx) => reap(tx, at, projectId));
+  }
+
+  // ---- status ----------------------------------------------------------------------------------
+
+  async projectStatus(projectId: string, _at: string): Promise<ProjectQueueStatus | undefined> {
+    return this.engine.read((tx) => {
+      const row = projectRow(tx, projectId);
+      if (!row) return undefined;
+      const agents = tx.all<AgentRow>('SELECT * FROM agents WHERE project_id = ? ORDER BY name', [projectId]).map(toAgent);
+      return {
+        project: toProject(tx, row),
+        agents: { total: agents.length, working: agents.filter((a) => a.status === 'working').length, idle: agents.filter((a) => a.status === 'idle').length, list: agents },
+        oldestQueuedAt: tx.get<{ t: string | null }>("SELECT min(created_at) AS t FROM tasks WHERE project_id = ? AND status = 'queued'", [projectId])?.t ?? null,
+        nextLeaseExpiresAt: tx.get<{ t: string | null }>("SELECT min(lease_expires_at) AS t FROM tasks WHERE project_id = ? AND status = 'running'", [projectId])?.t ?? null,
+      };
+    });
+  }
+
+  async taskHistory(taskId: string): Promise<TaskAttempt[] | undefined> {
+    return this.engine.read((tx) => {
+      if (!taskRow(tx, taskId)) return undefined;
+      return tx.all<AttemptRow>('SELECT * FROM task_attempts WHERE task_id = ? ORDER BY started_at, rowid', [taskId]).map(toAttempt);
+    });
+  }
+
+  async auditLog(projectId: string, limit: number, beforeId: number | undefined): Promise<AuditEvent[]> {
+    return this.engine.read((tx) =>
+      tx
+        .all<{ id: number; project_id: string; at: string; actor: string; action: string; task_id: string | null; agent_name: string | null; details: string | null }>(
+          `SELECT * FROM queue_audit WHERE project_id = ?${beforeId === undefined ? '' : ' AND id < ?'} ORDER BY id DESC LIMIT ?`,
+          beforeId === undefined ? [projectId, limit] : [projectId, beforeId, limit],
+        )
+        .map((r) => ({
+          id: Number(r.id),
+          projectId: r.project_id,
+          at: r.at,
+          actor: r.actor,
+          action: r.action,
+          taskId: r.task_id,
+          agentName: r.agent_name,
+          details: parseJson<Record<string, unknown> | null>(r.details, null),
+        })),
+    );
+  }
+
+  async countsByStatus(): Promise<{ projectId: string; status: TaskStatus; count: number }[]> {
+    return this.engine.read((tx) =>
+      tx
+        .all<{ project_id: string; status: string; n: number }>('SELECT project_id, status, count(*) AS n FROM tasks GROUP BY project_id, status ORDER BY project_id, status')
+        .map((r) => ({ projectId: r.project_id, status: r.status as TaskStatus, count: Number(r.n) })),
+    );
+  }
+
+  async metricsSnapshot(): Promise<QueueMetricsSnapshot> {
+    return this.engine.read((tx) => ({
+      attempts: tx
+        .all<{ project_id: string; status: string; n: number }>(
+          'SELECT t.project_id, a.status, count(*) AS n FROM task_attempts a JOIN tasks t ON t.task_id = a.task_id GROUP BY t.project_id, a.status ORDER BY t.project_id, a.status',
+        )
+        .map((r) => ({ projectId: r.project_id, status: r.status as QueueMetricsSnapshot['attempts'][number]['status'], count: Number(r.n) })),
+      oldestQueued: tx
+        .all<{ project_id: string; at: string }>("SELECT project_id, min(created_at) AS at FROM tasks WHERE status = 'queued' GROUP BY project_id ORDER BY project_id")
+        .map((r) => ({ projectId: r.project_id, createdAt: r.at })),
+      agents: tx
+        .all<{ project_id: string; status: string; connected: number; n: number }>(
+          'SELECT project_id, status, session_id IS NOT NULL AS connected, count(*) AS n FROM agents GROUP BY project_id, status, connected ORDER BY project_id, status, connected',
+        )
+        .map((r) => ({ projectId: r.project_id, status: r.status as 'idle' | 'working', connected: Boolean(r.connected), count: Number(r.n) })),
+    }));
+  }
+
+  async reaperIntervalMinutes(): Promise<number | undefined> {
+    return this.engine.read((tx) => {
+      const r = tx.get<{ m: number | null }>("SELECT min(reaper_interval_minutes) AS m FROM projects WHERE status = 'active' AND project_id IN (SELECT DISTINCT project_id FROM tasks WHERE status = 'running')");
+      return r?.m === null || r?.m === undefined ? undefined : Number(r.m);
+    });
+  }
+
+  // ---- sessions --------------------------------------------------------------------------------
+
+  async saveSession(s: StoredSession): Promise<void> {
+    await this.engine.write((tx) => {
+      tx.run(
+        `INSERT INTO queue_sessions (session_id, project_id, agent_name, created_at, last_seen) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, agent_name = excluded.agent_name, last_seen = excluded.last_seen`,
+        [s.id, s.projectId, s.agentName, s.createdAt, s.lastSeen],
+      );
+    });
+  }
+
+  async getSession(id: string): Promise<StoredSession | undefined> {
+    return this.engine.read((tx) => {
+      const r = tx.get<{ session_id: string; project_id: string | null; agent_name: string | null; created_at: string; last_seen: string }>('SELECT * FROM queue_sessions WHERE session_id = ?', [id]);
+      return r ? { id: r.session_id, projectId: r.project_id, agentName: r.agent_name, createdAt: r.created_at, lastSeen: r.last_seen } : undefined;
+    });
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.engine.write((tx) => {
+      tx.run('DELETE FROM queue_sessions WHERE session_id = ?', [id]);
+      tx.run('UPDATE agents SET session_id = NULL WHERE session_id = ?', [id]);
+    });
+  }
+
+  async expireSessions(idleBefore: string): Promise<number> {
+    return this.engine.write((tx) => {
+      const stale = tx.all<{ session_id: string }>('SELECT session_id FROM queue_sessions WHERE last_seen < ?', [idleBefore]);
+      for (const s of stale) {
+        tx.run('DELETE FROM queue_sessions WHERE session_id = ?', [s.session_id]);
+        tx.run('UPDATE agents SET session_id = NULL WHERE session_id = ?', [s.session_id]);
+      }
+      return stale.length;
+    });
+  }
+}

@@ -1,0 +1,129 @@
+// The link between what agents logged in the shared ledger (progress log today; the queue and
+// workflow toolsets plug in the same way) and the transcripts: same project, overlapping time.
+// Computed when asked, from both sides; nothing is written anywhere.
+
+import * as path from 'node:path';
+import type { ProgressService } from '../progress/progressService';
+import { defaultProjectId } from '../projectId';
+import type { QueueService } from '../queue/queueService';
+import type { WorkflowService } from '../workflow/workflowService';
+
+/** How far outside a session's first and last record ledger activity still belongs to it. */
+export const LINK_SLACK_MS = 5 * 60_000;
+
+export interface LedgerActivity {
+  /** Which toolset wrote it: progress, queue, workflow. */
+  toolset: string;
+  id: string;
+  projectId: string;
+  title: string;
+  at: string;
+  agentId: string | null;
+}
+
+/** A toolset's record of what agents did, queried by project and time. */
+export interface LedgerActivitySource {
+  readonly toolset: string;
+  /** Project ids that have activity. */
+  projects(): Promise<string[]>;
+  /** Activity in one project between two instants (inclusive), oldest first, at most `limit`. */
+  between(projectId: string, from: string, to: string, limit: number): Promise<LedgerActivity[]>;
+}
+
+/** The progress log as an activity source. */
+export function progressActivitySource(progress: () => Promise<ProgressService>): LedgerActivitySource {
+  return {
+    toolset: 'progress',
+    async projects() {
+      return (await (await progress()).listProjects()).map((p) => p.projectId);
+    },
+    async between(projectId, from, to, limit) {
+      const result = await (await progress()).searchLogs({ projectId, startDate: from, endDate: to, limit: Math.min(limit, 100) });
+      return result.listings
+        .map((e) => ({ toolset: 'progress', id: e.id, projectId: e.projectId, title: e.title, at: e.createdAt, agentId: e.agentId }))
+        .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    },
+  };
+}
+
+const byTime = (a: LedgerActivity, b: LedgerActivity): number => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0);
+
+/** The workflow toolset as an activity source: workflows started or active in the window. */
+export function workflowActivitySource(workflow: () => Promise<WorkflowService>): LedgerActivitySource {
+  return {
+    toolset: 'workflow',
+    async projects() {
+      return (await (await workflow()).listProjects()).map((p) => p.projectId);
+    },
+    async between(projectId, from, to, limit) {
+      const { workflows } = await (await workflow()).listWorkflows({ projectId, limit: 200 });
+      return workflows
+        .filter((w) => w.createdAt <= to && w.lastActivityAt >= from)
+        .map((w) => ({ toolset: 'workflow', id: w.id, projectId: w.projectId, title: w.name, at: w.createdAt >= from ? w.createdAt : w.lastActivityAt, agentId: null }))
+        .sort(byTime)
+        .slice(0, limit);
+    },
+  };
+}
+
+/** The task queue as an activity source: what agents did to tasks (its audit log) in the window. */
+export function queueActivitySource(queue: () => Promise<QueueService>): LedgerActivitySource {
+  return {
+    toolset: 'queue',
+    async projects() {
+      return (await (await queue()).listProjects({ includeClosed: true })).map((p) => p.id);
+    },
+    async between(projectId, from, to, limit) {
+      const { events } = await (await queue()).getAuditLog({ projectId, limit: 200 });
+      return events
+        .filter((e) => e.at >= from && e.at <= to)
+        .map((e) => ({
+          toolset: 'queue',
+          id: e.taskId ?? String(e.id),
+          projectId: e.projectId,
+          title: `${e.action.replace(/_/g, ' ')}${e.taskId ? ` ${e.taskId}` : ''}`,
+          at: e.at,
+          agentId: e.agentName ?? e.actor,
+        }))
+        .sort(byTime)
+        .slice(0, limit);
+    },
+  };
+}
+
+/**
+ * Whether a ledger project id names the folder a transcript ran in: the folder's repository name
+ * (as the ledger defaults it), or any segment of its path (an agent in packages/web of acme-shop
+ * logs under acme-shop). Case-insensitive.
+ */
+export function projectMatches(projectId: string, root: string | null): boolean {
+  if (!root) return false;
+  const wanted = projectId.toLowerCase();
+  const segments = root.split(/[\\/]+/).filter(Boolean).map((s) => s.toLowerCase());
+  if (segments.includes(wanted)) return true;
+  try {
+    return defaultProjectId(root).toLowerCase() === wanted;
+  } catch {
+    return false;
+  }
+}
+
+/** The ledger projects a transcript's folder belongs to, deepest path segment first. */
+export function ledgerProjectsFor(root: string | null, projects: readonly string[]): string[] {
+  if (!root) return [];
+  const segments = root.split(/[\\/]+/).filter(Boolean).map((s) => s.toLowerCase());
+  const depth = (p: string): number => segments.lastIndexOf(p.toLowerCase());
+  return projects.filter((p) => projectMatches(p, root)).sort((a, b) => depth(b) - depth(a));
+}
+
+export function window(start: string | null, end: string | null): { from: string; to: string } | undefined {
+  if (!start) return undefined;
+  const s = Date.parse(start);
+  const e = end ? Date.parse(end) : s;
+  if (Number.isNaN(s)) return undefined;
+  return { from: new Date(s - LINK_SLACK_MS).toISOString(), to: new Date((Number.isNaN(e) ? s : e) + LINK_SLACK_MS).toISOString() };
+}
+
+export function basenameOf(root: string | null): string | null {
+  return root ? path.basename(root) : null;
+}

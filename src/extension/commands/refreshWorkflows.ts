@@ -1,0 +1,16 @@
+// Agent Progress: Refresh Workflows (Workflows toolbar): re-reads the ledger now. From a "Show
+// more" row it also lists more workflows.
+
+import * as vscode from 'vscode';
+import { CommandIds } from '../commandIds';
+import type { ExtensionDeps } from '../deps';
+
+export function registerRefreshWorkflows(deps: ExtensionDeps): vscode.Disposable {
+  return vscode.commands.registerCommand(CommandIds.refreshWorkflows, async (arg?: unknown) => {
+    if (deps.host.opened) await (await deps.host.ledger()).refresh();
+    const more = arg && typeof arg === 'object' ? (arg as { more?: unknown }).more : undefined;
+    if (typeof more === 'string') deps.workflows.showMore(more === '*' ? undefined : more);
+    else deps.workflows.refresh();
+    await deps.workflowStatus.update();
+  });
+}

@@ -1,0 +1,112 @@
+// The Agent Sessions tree view: a thin adapter from the trace index (through TraceHost) to
+// TreeItems. Rescans while visible and refreshes itself when sessions change; shows an error row
+// rather than throwing; an empty index shows the view's welcome text.
+
+import * as vscode from 'vscode';
+import { ViewIds } from '../../commandIds';
+import type { TraceHost } from '../../traceHost';
+import type { TooltipData } from '../progressLog/progressLogItems';
+import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode, type SessionTreeItemData } from './agentSessionsItems';
+
+function markdown(t: TooltipData): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.appendMarkdown('**');
+  md.appendText(t.title);
+  md.appendMarkdown('**\n\n');
+  if (t.summary) {
+    md.appendText(t.summary);
+    md.appendMarkdown('\n\n---\n\n');
+  }
+  for (const line of t.lines) {
+    md.appendText(line);
+    md.appendMarkdown('  \n');
+  }
+  return md;
+}
+
+function toTreeItem(data: SessionTreeItemData): vscode.TreeItem {
+  const state = data.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None : data.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+  const item = new vscode.TreeItem(data.label, state);
+  item.id = data.id;
+  if (data.description !== undefined) item.description = data.description;
+  if (data.tooltip) item.tooltip = markdown(data.tooltip);
+  item.iconPath = data.iconColor ? new vscode.ThemeIcon(data.iconId, new vscode.ThemeColor(data.iconColor)) : new vscode.ThemeIcon(data.iconId);
+  item.contextValue = data.contextValue;
+  if (data.command) item.command = data.command;
+  return item;
+}
+
+export class AgentSessionsProvider implements vscode.TreeDataProvider<AgentSessionsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<AgentSessionsNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly refreshed = new vscode.EventEmitter<void>();
+  /** Fires after the view fetched its top level again (tests wait on it). */
+  readonly onDidRefresh = this.refreshed.event;
+  private readonly shown = new Map<string, number>();
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly traces: TraceHost,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.subscription = traces.onDidChange(() => this.refresh());
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  showMore(key: string): void {
+    this.shown.set(key, (this.shown.get(key) ?? SESSIONS_PAGE) + SESSIONS_PAGE);
+    this.refresh();
+  }
+
+  getTreeItem(node: AgentSessionsNode): vscode.TreeItem {
+    return toTreeItem(toTreeItemData(node, this.now()));
+  }
+
+  async getChildren(node?: AgentSessionsNode): Promise<AgentSessionsNode[]> {
+    try {
+      if (!node) {
+        const sessions = await this.traces.service.overview();
+        const providers = groupSessions(sessions);
+        this.refreshed.fire();
+        return providers;
+      }
+      if (node.kind === 'provider') return node.projects.map((group) => ({ kind: 'project', group }));
+      if (node.kind === 'project') {
+        const limit = this.shown.get(node.group.key) ?? SESSIONS_PAGE;
+        const nodes: AgentSessionsNode[] = node.group.sessions.slice(0, limit).map((session) => ({ kind: 'session', session }));
+        if (node.group.sessions.length > limit) nodes.push({ kind: 'more', key: node.group.key, shown: limit, total: node.group.sessions.length });
+        return nodes;
+      }
+      return [];
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return [{ kind: 'message', id: 'error', text: `Could not read agent transcripts: ${message}`, icon: 'error' }];
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+    this.refreshed.dispose();
+  }
+}
+
+export function registerAgentSessionsView(context: vscode.ExtensionContext, traces: TraceHost): { provider: AgentSessionsProvider; view: vscode.TreeView<AgentSessionsNode> } {
+  const provider = new AgentSessionsProvider(traces);
+  const view = vscode.window.createTreeView(ViewIds.agentSessions, { treeDataProvider: provider, showCollapseAll: true });
+  let watching: vscode.Disposable | undefined = view.visible ? traces.watch() : undefined;
+  const visibility = view.onDidChangeVisibility((e) => {
+    if (e.visible && !watching) watching = traces.watch();
+    else if (!e.visible && watching) {
+      watching.dispose();
+      watching = undefined;
+    }
+  });
+  context.subscriptions.push(provider, view, visibility, { dispose: () => watching?.dispose() });
+  return { provider, view };
+}

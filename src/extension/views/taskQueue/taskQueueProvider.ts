@@ -1,0 +1,103 @@
+// The Task Queue tree view: a thin adapter from the queue (through LedgerHost) to TreeItems.
+// Refreshes when any process writes the ledger, and every few seconds while a lease counts down.
+
+import * as vscode from 'vscode';
+import type { TaskStatus } from '../../../core/queue/types';
+import { ViewIds } from '../../commandIds';
+import type { LedgerHost } from '../../ledgerHost';
+import { countOf, STATUS_ORDER, toQueueItemData, type QueueItemData, type TaskQueueNode } from './taskQueueItems';
+
+const PAGE = 50;
+const COUNTDOWN_MS = 5_000;
+
+function toTreeItem(data: QueueItemData): vscode.TreeItem {
+  const state =
+    data.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None : data.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+  const item = new vscode.TreeItem(data.label, state);
+  item.id = data.id;
+  if (data.description !== undefined) item.description = data.description;
+  if (data.tooltip) item.tooltip = data.tooltip;
+  item.iconPath = new vscode.ThemeIcon(data.iconId, data.iconColor ? new vscode.ThemeColor(data.iconColor) : undefined);
+  item.contextValue = data.contextValue;
+  if (data.command) item.command = data.command;
+  return item;
+}
+
+export class TaskQueueProvider implements vscode.TreeDataProvider<TaskQueueNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TaskQueueNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly shown = new Map<string, number>();
+  private readonly subscription: vscode.Disposable;
+  private countdown: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly host: LedgerHost,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.subscription = host.onDidChange(() => this.refresh());
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  showMore(projectId: string, status: TaskStatus): void {
+    const key = `${projectId}:${status}`;
+    this.shown.set(key, (this.shown.get(key) ?? PAGE) + PAGE);
+    this.refresh();
+  }
+
+  getTreeItem(node: TaskQueueNode): vscode.TreeItem {
+    return toTreeItem(toQueueItemData(node, this.now()));
+  }
+
+  async getChildren(node?: TaskQueueNode): Promise<TaskQueueNode[]> {
+    try {
+      const queue = await this.host.queue();
+      if (!node) {
+        const projects = (await queue.listProjects({ includeClosed: true })).filter((p) => p.stats.totalTasks > 0 || p.status === 'active');
+        const withTasks = projects.filter((p) => p.stats.totalTasks > 0);
+        this.scheduleCountdown(projects.some((p) => p.stats.runningTasks > 0));
+        return withTasks.map((project) => ({ kind: 'queueProject', project, expanded: withTasks.length === 1 || project.stats.runningTasks > 0 }));
+      }
+      if (node.kind === 'queueProject') {
+        return STATUS_ORDER.map((status) => ({ kind: 'status', projectId: node.project.id, status, count: countOf(node.project, status), closed: node.project.status === 'closed' }));
+      }
+      if (node.kind === 'status') {
+        if (node.count === 0) return [];
+        const limit = this.shown.get(`${node.projectId}:${node.status}`) ?? PAGE;
+        const page = await queue.listTasks({ projectId: node.projectId, status: node.status, limit: Math.min(limit, 200), offset: Math.max(0, limit - 200) });
+        const tasks = node.status === 'completed' || node.status === 'failed' || node.status === 'cancelled' ? [...page.tasks].reverse() : page.tasks;
+        const nodes: TaskQueueNode[] = tasks.map((task) => ({ kind: 'task', task }));
+        if (page.total > limit) nodes.push({ kind: 'moreTasks', projectId: node.projectId, status: node.status, shown: limit, total: page.total });
+        return nodes;
+      }
+      return [];
+    } catch (err) {
+      return [{ kind: 'message', id: 'error', text: `Could not read the queue: ${err instanceof Error ? err.message : String(err)}`, icon: 'error' }];
+    }
+  }
+
+  /** While a lease counts down, re-render every few seconds so "3m 20s left" stays true. */
+  private scheduleCountdown(running: boolean): void {
+    if (running && !this.countdown) {
+      this.countdown = setInterval(() => this.refresh(), COUNTDOWN_MS);
+    } else if (!running && this.countdown) {
+      clearInterval(this.countdown);
+      this.countdown = undefined;
+    }
+  }
+
+  dispose(): void {
+    if (this.countdown) clearInterval(this.countdown);
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+export function registerTaskQueueView(context: vscode.ExtensionContext, host: LedgerHost): { provider: TaskQueueProvider; view: vscode.TreeView<TaskQueueNode> } {
+  const provider = new TaskQueueProvider(host);
+  const view = vscode.window.createTreeView(ViewIds.taskQueue, { treeDataProvider: provider, showCollapseAll: true });
+  context.subscriptions.push(provider, view);
+  return { provider, view };
+}

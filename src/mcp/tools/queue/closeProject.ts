@@ -1,0 +1,23 @@
+// close_project: Close a project: no task is assigned from then on; running tasks can still be completed (seed taskdriver).
+
+import { projectInput, projectResult } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { MCP_OPERATOR, countsLine } from './format';
+
+export function registerCloseProject(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'close_project',
+    title: 'Close project',
+    description: 'Close a project: no more assignments; running tasks can still finish.',
+    input: projectInput,
+    output: projectResult,
+    shallowOutput: true,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const project = await (await deps.queue()).closeProject(args, MCP_OPERATOR, ctx.session);
+      return toolSuccess(`Project ${project.id} is closed: no more tasks will be assigned (${countsLine(project)}).`, { project });
+    },
+  };
+}

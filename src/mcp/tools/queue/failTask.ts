@@ -1,0 +1,26 @@
+// fail_task: Report that the task you hold failed (seed taskdriver).
+
+import { failTaskInput, failOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+
+export function registerFailTask(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'fail_task',
+    title: 'Fail task',
+    description: 'Report your task failed; requeued while retries remain unless canRetry is false.',
+    input: failTaskInput,
+    output: failOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handler(args, ctx) {
+      const out = await (await deps.queue()).failTask(args, ctx.session);
+      const t = out.task;
+      return toolSuccess(
+        out.requeued ? `Task ${t.id} failed and was put back in the queue (retry ${t.retryCount} of ${t.maxRetries}).` : `Task ${t.id} failed for good.`,
+        out,
+      );
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// get_audit_log: A project's audit trail, newest first: who created, assigned, completed, failed, requeued what and when (seed taskdriver).
+
+import { auditLogInput, auditOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+
+export function registerGetAuditLog(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'get_audit_log',
+    title: 'Get audit log',
+    description: "A project's audit trail, newest first; page with before.",
+    input: auditLogInput,
+    output: auditOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const out = await (await deps.queue()).getAuditLog(args, ctx.session);
+      const lines = out.events.map((e) => `${e.at} ${e.actor} ${e.action}${e.taskId ? ` ${e.taskId}` : ''}`);
+      return toolSuccess(lines.length ? lines.join('\n') : 'No events yet.', out);
+    },
+  };
+}

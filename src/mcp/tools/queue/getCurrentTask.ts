@@ -1,0 +1,23 @@
+// get_current_task: The task you hold now, if any, with its instructions and lease (seed taskdriver).
+
+import { agentInput, currentTaskOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { assignedText } from './format';
+
+export function registerGetCurrentTask(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'get_current_task',
+    title: 'Get current task',
+    description: 'The task you hold, if any.',
+    input: agentInput,
+    output: currentTaskOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const task = await (await deps.queue()).getCurrentTask(args, ctx.session);
+      return toolSuccess(task ? assignedText(task, true) : 'You hold no task: call request_task.', { task: task ?? null });
+    },
+  };
+}

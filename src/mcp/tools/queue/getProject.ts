@@ -1,0 +1,23 @@
+// get_project: A project's details, settings and task counts (seed taskdriver).
+
+import { projectInput, projectResult } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { projectLine } from './format';
+
+export function registerGetProject(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'get_project',
+    title: 'Get project',
+    description: "A project's settings and task counts.",
+    input: projectInput,
+    output: projectResult,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const project = await (await deps.queue()).getProject(args, ctx.session);
+      return toolSuccess(projectLine(project), { project });
+    },
+  };
+}

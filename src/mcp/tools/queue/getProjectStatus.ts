@@ -1,0 +1,24 @@
+// get_project_status: A project's queue at a glance: counts by status, agents working and idle, the oldest queued task, the next lease to expire (seed taskdriver).
+
+import { projectInput, projectStatusOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { projectLine } from './format';
+
+export function registerGetProjectStatus(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'get_project_status',
+    title: 'Get project status',
+    description: 'Counts by status, agents working and idle, oldest queued task, next lease to expire.',
+    input: projectInput,
+    output: projectStatusOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const s = await (await deps.queue()).getProjectStatus(args, ctx.session);
+      const agents = s.agents.list.map((a) => `${a.name} ${a.status}${a.currentTaskId ? ` on ${a.currentTaskId}` : ''}`).join(', ');
+      return toolSuccess(`${projectLine(s.project)}\nAgents: ${s.agents.total ? agents : 'none'}${s.oldestQueuedAt ? `\nOldest queued since ${s.oldestQueuedAt}` : ''}`, s);
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// get_task: One task with its instructions, status and every attempt (the history) (seed taskdriver).
+
+import { taskInput, taskWithHistoryOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { taskLine, attemptLine } from './format';
+
+export function registerGetTask(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'get_task',
+    title: 'Get task',
+    description: 'A task with its instructions, status and attempt history.',
+    input: taskInput,
+    output: taskWithHistoryOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const task = await (await deps.queue()).getTask(args, ctx.session);
+      return toolSuccess([taskLine(task), ...task.attempts.map((a) => `  ${attemptLine(a)}`)].join('\n'), { task });
+    },
+  };
+}

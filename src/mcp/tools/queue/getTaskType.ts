@@ -1,0 +1,22 @@
+// get_task_type: One task type by id or name: template, variables, duplicate handling, retries, lease (seed taskdriver).
+
+import { taskTypeInput, taskTypeResult } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+
+export function registerGetTaskType(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'get_task_type',
+    title: 'Get task type',
+    description: 'A task type by id or name.',
+    input: taskTypeInput,
+    output: taskTypeResult,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const type = await (await deps.queue()).getTaskType(args, ctx.session);
+      return toolSuccess(`${type.name} (${type.id}): ${type.template ?? 'no template'}`, { taskType: type });
+    },
+  };
+}

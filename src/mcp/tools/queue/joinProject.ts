@@ -1,0 +1,26 @@
+// join_project: Start working in a project: returns its purpose and counts, and lets later calls leave projectId out (seed taskdriver).
+
+import { projectInput, projectResult } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { countsLine } from './format';
+
+export function registerJoinProject(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'join_project',
+    title: 'Join project',
+    description: 'Work in a project: its purpose and counts; later calls may omit projectId. Agents: then register_agent.',
+    input: projectInput,
+    output: projectResult,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const project = await (await deps.queue()).joinProject(args, ctx.session);
+      return toolSuccess(
+        `Joined ${project.id}${project.description ? `: ${project.description}` : ''}. ${countsLine(project)}. Next: register_agent (once), then request_task.`,
+        { project },
+      );
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// list_task_types: A project's task types with their templates and variables (seed taskdriver).
+
+import { projectInput, taskTypesOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+
+export function registerListTaskTypes(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'list_task_types',
+    title: 'List task types',
+    description: "A project's task types.",
+    input: projectInput,
+    output: taskTypesOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const taskTypes = await (await deps.queue()).listTaskTypes(args, ctx.session);
+      const lines = taskTypes.map((t) => `${t.name} (${t.id})${t.variables.length ? `: ${t.variables.join(', ')}` : ''}`);
+      return toolSuccess(lines.length ? lines.join('\n') : 'No task types yet: create_task_type.', { taskTypes });
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// list_tasks: A project's tasks in queue order, filtered by status or type, paged with limit and offset (seed taskdriver).
+
+import { listTasksInput, tasksOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { taskLine } from './format';
+
+export function registerListTasks(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'list_tasks',
+    title: 'List tasks',
+    description: "A project's tasks in queue order, by status or type, paged.",
+    input: listTasksInput,
+    output: tasksOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const out = await (await deps.queue()).listTasks(args, ctx.session);
+      const more = out.total > out.tasks.length ? `\n(${out.tasks.length} of ${out.total}; use offset for more)` : '';
+      return toolSuccess(out.tasks.length ? out.tasks.map(taskLine).join('\n') + more : `No tasks (total ${out.total}).`, out);
+    },
+  };
+}

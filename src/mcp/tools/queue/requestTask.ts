@@ -1,0 +1,27 @@
+// request_task: Take the next queued task (first in, first out) under a lease (seed taskdriver).
+
+import { agentInput, requestTaskOutput } from '../../../core/queue/schemas';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { QueueToolDeps } from './deps';
+import { assignedText } from './format';
+
+export function registerRequestTask(deps: QueueToolDeps): ToolDefinition {
+  return {
+    name: 'request_task',
+    title: 'Request task',
+    description: 'Take the next queued task (FIFO) under a lease; returns the one you hold if any. Finish with complete_task or fail_task.',
+    input: agentInput,
+    output: requestTaskOutput,
+    shallowOutput: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const out = await (await deps.queue()).requestTask(args, ctx.session);
+      let text: string;
+      if (out.task) text = assignedText(out.task, out.alreadyAssigned);
+      else if (out.reason === 'closed') text = 'The project is closed: no more tasks are assigned.';
+      else text = `No task is queued${out.counts ? ` (${out.counts.running} running)` : ''}. Try again later.`;
+      return toolSuccess(text, { task: out.task ?? null, alreadyAssigned: out.alreadyAssigned, reason: out.reason });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// complete_task: end a tracked task; report the files it changed and check them against its
+// declared areas (seed workflow-tracking §6).
+
+import { completeTaskInput, completeTaskOutput } from '../../../core/workflow/schemas';
+import type { CompletedTask } from '../../../core/workflow/workflowService';
+import type { ToolDefinition } from '../../toolRegistry';
+import { toolSuccess } from '../../toolResult';
+import type { WorkflowToolDeps } from './deps';
+
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m}m ${seconds % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+function summary(out: CompletedTask): string {
+  const f = out.files_changed;
+  const lines = [`Completed task ${out.task_id} "${out.name}" (${out.status}) in ${duration(out.duration_seconds)}.`];
+  const counts = [
+    f.added.length > 0 ? `${f.added.length} added` : '',
+    f.modified.length > 0 ? `${f.modified.length} modified` : '',
+    f.deleted.length > 0 ? `${f.deleted.length} deleted` : '',
+    f.renamed.length > 0 ? `${f.renamed.length} renamed` : '',
+  ].filter(Boolean);
+  if (out.files_known) lines.push(counts.length > 0 ? `Files changed: ${counts.join(', ')}.` : 'No file changed.');
+  const listed = [
+    ...f.added.map((p) => `A ${p}`),
+    ...f.modified.map((p) => `M ${p}`),
+    ...f.deleted.map((p) => `D ${p}`),
+    ...f.renamed.map((r) => `R ${r.from} -> ${r.to}`),
+  ];
+  lines.push(...listed.slice(0, 30).map((l) => `  ${l}`));
+  if (listed.length > 30) lines.push(`  … and ${listed.length - 30} more (see structuredContent)`);
+  if (out.commits.length > 0) lines.push(`Commits during the task: ${out.commits.length}.`);
+  lines.push(out.verification.scope_match ? 'Scope: every changed file is inside the declared areas.' : `Outside the declared areas: ${out.verification.unexpected_files.join(', ')}`);
+  for (const w of out.verification.warnings) lines.push(`Warning: ${w}`);
+  return lines.join('\n');
+}
+
+export function registerCompleteTask(deps: WorkflowToolDeps): ToolDefinition {
+  return {
+    name: 'complete_task',
+    title: 'Complete task',
+    description:
+      'Finish a task started with start_task: its status (success, partial_success, failed), an outcome (summary, achievements, limitations, whether a person must review) and optional metadata. ' +
+      'Computes the files the task changed since its snapshot (committed, uncommitted and new files; renames; deletions) and checks them against the declared areas. ' +
+      'Complete subtasks before their parent. Returns the duration, files_changed and a verification with warnings.',
+    input: completeTaskInput,
+    output: completeTaskOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handler(args) {
+      const out = await (await deps.workflow()).completeTask(args);
+      const structured = {
+        task_id: out.task_id,
+        status: out.status,
+        duration_seconds: out.duration_seconds,
+        files_changed: out.files_changed,
+        verification: out.verification,
+        commits: out.commits,
+      };
+      return toolSuccess(summary(out), structured);
+    },
+  };
+}
