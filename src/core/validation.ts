@@ -186,16 +186,23 @@ export function boundedNumber(name: string, min: number, max: number, unit: stri
     .optional();
 }
 
-/** One of a few words. */
-export function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+/** One of a fixed set of strings, refused with a message that lists them (the seeds' enums). */
+export function requiredOneOf<const T extends readonly [string, ...string[]]>(name: string, values: T) {
   return z
     .string({ error: typeError(name, `one of ${values.join(', ')}`) })
     .superRefine((value, ctx) => {
-      if (!(values as readonly string[]).includes(value)) ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')} (got ${JSON.stringify(value.slice(0, 40))})` });
+      if (!(values as readonly string[]).includes(value)) {
+        const shown = codePointLength(value) > 40 ? `${Array.from(value).slice(0, 40).join('')}…` : value;
+        ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')} (got ${JSON.stringify(shown)})` });
+      }
     })
     .transform((value) => value as T[number])
-    .meta({ type: 'string', enum: [...values] })
-    .optional();
+    .meta({ type: 'string', enum: [...values] });
+}
+
+/** An optional one of a fixed set of strings. */
+export function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  return requiredOneOf(name, values).optional();
 }
 
 /** An object of short named string values, such as a task's template variables. */

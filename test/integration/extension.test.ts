@@ -11,19 +11,9 @@ import { CommandIds, MCP_PROVIDER_ID, ViewIds } from '../../src/extension/comman
 import type { AgentProgressApi } from '../../src/extension/extension';
 import type { ProgressLogNode } from '../../src/extension/views/progressLog/progressLogItems';
 import { startChatServer, type ChatServer } from '../helpers/chatServer';
+import { EXTENSION_ID, until } from './util';
 
 const run = promisify(execFile);
-const EXTENSION_ID = 'agent-progress.agent-progress';
-
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
 describe('Agent Progress in VS Code', function () {
   this.timeout(120_000);

@@ -12,19 +12,9 @@ import * as vscode from 'vscode';
 import { CommandIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
 import type { TaskQueueNode } from '../../src/extension/views/taskQueue/taskQueueItems';
+import { EXTENSION_ID, until } from './util';
 
 const run = promisify(execFile);
-const EXTENSION_ID = 'agent-progress.agent-progress';
-
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
 /** The queue server's tool of that name (complete_task exists in the workflow server too). */
 function queueTool(name: string): vscode.LanguageModelToolInformation | undefined {

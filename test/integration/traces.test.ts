@@ -13,22 +13,13 @@ import * as vscode from 'vscode';
 import { CommandIds, ViewIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
 import type { AgentSessionsNode } from '../../src/extension/views/agentSessions/agentSessionsItems';
+import { EXTENSION_ID, until } from './util';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..', '..');
 const fixtures = path.join(root, 'test', 'fixtures', 'traces', 'home');
 const C1 = '3c02559b-3c42-4cdd-b64e-2ec636ec8a8f';
 const X2 = '019e0165-cb8d-785e-ab4d-9a0f69dd2422';
-
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
 function claudeRecord(sessionId: string, cwd: string, type: 'user' | 'assistant', at: Date, extra: Record<string, unknown>): string {
   return JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd, sessionId, version: '2.1.140', type, uuid: `${type}-${at.getTime()}`, timestamp: at.toISOString(), ...extra });
@@ -41,7 +32,7 @@ describe('Agent Sessions in VS Code', function () {
   const config = () => vscode.workspace.getConfiguration('agentProgress');
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<AgentProgressApi>('agent-progress.agent-progress')!;
+    const extension = vscode.extensions.getExtension<AgentProgressApi>(EXTENSION_ID)!;
     api = await extension.activate();
     // Claude's folder is a copy (the test adds transcripts to it); the others read the fixtures in place.
     claudeHome = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-itest-claude-'));

@@ -11,18 +11,7 @@ import * as vscode from 'vscode';
 import { CommandIds, SNAPSHOT_SCHEME, ViewIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
 import type { WorkflowNode } from '../../src/extension/views/workflows/workflowItems';
-
-const EXTENSION_ID = 'agent-progress.agent-progress';
-
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
+import { EXTENSION_ID, until } from './util';
 
 function git(cwd: string, ...args: string[]): string {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' };

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { codePointLength, unstorableReason } from '../text';
-import { flag, labelList, optionalText, requiredText } from '../validation';
+import { flag, labelList, optionalText, requiredOneOf, requiredText } from '../validation';
 import { DECISION_CATEGORIES, ISSUE_TYPES, TASK_OUTCOMES, TESTS_STATUSES } from './types';
 
 export const WORKFLOW_LIMITS = {
@@ -40,20 +40,6 @@ export const WORKFLOW_LIMITS = {
 
 function typeError(name: string, expected: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be ${expected}`);
-}
-
-/** One of a fixed set of strings, refused with a message that lists them (the seed's enums). */
-export function oneOf<const T extends readonly string[]>(name: string, values: T) {
-  return z
-    .string({ error: typeError(name, `one of ${values.join(', ')}`) })
-    .superRefine((value, ctx) => {
-      if (!values.includes(value)) {
-        const shown = codePointLength(value) > 40 ? `${Array.from(value).slice(0, 40).join('')}…` : value;
-        ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')} (got ${JSON.stringify(shown)})` });
-      }
-    })
-    .transform((value) => value as T[number])
-    .meta({ enum: [...values] });
 }
 
 /**
@@ -239,7 +225,7 @@ const taskId = () => id('task_id', 'ID of the task, as start_task returned it.')
 export const logDecisionInput = z
   .object({
     task_id: taskId(),
-    category: oneOf('category', DECISION_CATEGORIES).describe('Kind of decision: architecture, library_choice, trade_off, workaround or other.'),
+    category: requiredOneOf('category', DECISION_CATEGORIES).describe('Kind of decision: architecture, library_choice, trade_off, workaround or other.'),
     question: requiredText('question', L.question).describe('The question decided, e.g. "Which auth library to use?"'),
     options_considered: labelList('options_considered', L.options, L.option)
       .optional()
@@ -259,7 +245,7 @@ export const logDecisionOutput = z.object({
 export const logIssueInput = z
   .object({
     task_id: taskId(),
-    type: oneOf('type', ISSUE_TYPES).describe('Kind of issue: documentation_gap, bug_encountered, dependency_conflict, unclear_requirement or other.'),
+    type: requiredOneOf('type', ISSUE_TYPES).describe('Kind of issue: documentation_gap, bug_encountered, dependency_conflict, unclear_requirement or other.'),
     description: requiredText('description', L.issueText).describe('What the problem was.'),
     resolution: requiredText('resolution', L.issueText).describe('How it was resolved or worked around.'),
     requires_human_review: flag('requires_human_review').describe(
@@ -294,7 +280,7 @@ export const logMilestoneOutput = z.object({
 export const completeTaskInput = z
   .object({
     task_id: taskId(),
-    status: oneOf('status', TASK_OUTCOMES).describe('How the task ended: success, partial_success or failed.'),
+    status: requiredOneOf('status', TASK_OUTCOMES).describe('How the task ended: success, partial_success or failed.'),
     outcome: nestedObject('outcome', {
       summary: requiredText('outcome.summary', L.summary).describe('What was accomplished, in 2-4 sentences.'),
       achievements: textList('outcome.achievements', L.listItems, L.listItem).optional().describe('Concrete achievements (empty array if none).'),
@@ -307,7 +293,7 @@ export const completeTaskInput = z
       packages_added: textList('metadata.packages_added', L.packages, L.packageName).optional().describe('Packages added.'),
       packages_removed: textList('metadata.packages_removed', L.packages, L.packageName).optional().describe('Packages removed.'),
       commands_executed: textList('metadata.commands_executed', L.commands, L.command).optional().describe('Commands run, e.g. "npm test".'),
-      tests_status: oneOf('metadata.tests_status', TESTS_STATUSES).optional().describe('passed, failed or not_run.'),
+      tests_status: requiredOneOf('metadata.tests_status', TESTS_STATUSES).optional().describe('passed, failed or not_run.'),
     })
       .optional()
       .describe('Optional facts: packages_added, packages_removed, commands_executed, tests_status.'),

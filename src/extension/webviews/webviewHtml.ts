@@ -10,6 +10,7 @@ export interface WebviewPage {
   title: string;
   /** Paths relative to the extension root, e.g. ['dist', 'webview', 'entry.js']. */
   script: string[];
+  /** The page's own stylesheets, after media/base.css. */
   styles: string[][];
 }
 
@@ -40,7 +41,7 @@ export function contentSecurityPolicy(webview: vscode.Webview, nonce: string): s
 export function webviewHtml(page: WebviewPage): string {
   const nonce = randomBytes(16).toString('base64');
   const uri = (parts: string[]) => page.webview.asWebviewUri(vscode.Uri.joinPath(page.extensionUri, ...parts)).toString();
-  const styles = page.styles.map((s) => `<link rel="stylesheet" href="${uri(s)}">`).join('\n  ');
+  const styles = [['media', 'base.css'], ...page.styles].map((s) => `<link rel="stylesheet" href="${uri(s)}">`).join('\n  ');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -76,7 +76,7 @@ describe('Task Queue rows', () => {
     const failed = toQueueItemData({ kind: 'task', task: task({ status: 'failed', assignedTo: 'worker-2', completedAt: '2025-06-15T11:00:00Z', failureReason: 'timeout', result: 'Lease expired' }) }, now);
     assert.equal(failed.description, 'worker-2 · 1h ago · timeout');
     assert.equal(failed.iconColor, 'charts.red');
-    assert.match(failed.tooltip ?? '', /Lease expired/);
+    assert.deepEqual(failed.tooltip?.lines, ['tsk_1 · failed', 'Lease expired']);
   });
 
   it('counts a lease down in seconds, minutes and hours, and says when it has run out', () => {

@@ -5,7 +5,7 @@
 import type { SessionOverview } from '../../../core/traces/traceService';
 import { CommandIds } from '../../commandIds';
 import { exactTime, relativeTime } from '../format';
-import type { TooltipData, TreeItemData } from '../progressLog/progressLogItems';
+import type { TooltipData, TreeRow } from '../treeRow';
 
 export const PROVIDER_LABELS: Record<string, string> = {
   claude_code: 'Claude Code',
@@ -33,7 +33,7 @@ export type AgentSessionsNode =
   | { kind: 'more'; key: string; shown: number; total: number }
   | { kind: 'message'; id: string; text: string; icon: 'error' | 'info' };
 
-export type SessionTreeItemData = TreeItemData & { iconColor?: string };
+export type SessionTreeItemData = TreeRow;
 
 function basename(p: string): string {
   const parts = p.split(/[\\/]+/).filter(Boolean);

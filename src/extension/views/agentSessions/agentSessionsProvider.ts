@@ -3,40 +3,12 @@
 // rather than throwing; an empty index shows the view's welcome text.
 
 import * as vscode from 'vscode';
+import { toTreeItem } from '../treeItem';
 import { ViewIds } from '../../commandIds';
 import type { TraceHost } from '../../traceHost';
-import type { TooltipData } from '../progressLog/progressLogItems';
-import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode, type SessionTreeItemData } from './agentSessionsItems';
+import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode } from './agentSessionsItems';
 
-function markdown(t: TooltipData): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(undefined, false);
-  md.isTrusted = false;
-  md.supportHtml = false;
-  md.appendMarkdown('**');
-  md.appendText(t.title);
-  md.appendMarkdown('**\n\n');
-  if (t.summary) {
-    md.appendText(t.summary);
-    md.appendMarkdown('\n\n---\n\n');
-  }
-  for (const line of t.lines) {
-    md.appendText(line);
-    md.appendMarkdown('  \n');
-  }
-  return md;
-}
 
-function toTreeItem(data: SessionTreeItemData): vscode.TreeItem {
-  const state = data.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None : data.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-  const item = new vscode.TreeItem(data.label, state);
-  item.id = data.id;
-  if (data.description !== undefined) item.description = data.description;
-  if (data.tooltip) item.tooltip = markdown(data.tooltip);
-  item.iconPath = data.iconColor ? new vscode.ThemeIcon(data.iconId, new vscode.ThemeColor(data.iconColor)) : new vscode.ThemeIcon(data.iconId);
-  item.contextValue = data.contextValue;
-  if (data.command) item.command = data.command;
-  return item;
-}
 
 export class AgentSessionsProvider implements vscode.TreeDataProvider<AgentSessionsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AgentSessionsNode | undefined>();

@@ -11,23 +11,9 @@ export type ProgressLogNode =
   | { kind: 'more'; projectId: string; shown: number; total: number }
   | { kind: 'message'; id: string; text: string; icon: 'error' | 'info' };
 
-export interface TooltipData {
-  title: string;
-  /** Plain text lines (escaped when rendered). */
-  lines: string[];
-  summary?: string;
-}
+import type { TooltipData, TreeRow as TreeItemData } from '../treeRow';
 
-export interface TreeItemData {
-  id: string;
-  label: string;
-  description?: string;
-  tooltip?: TooltipData;
-  iconId: string;
-  contextValue: string;
-  collapsible: 'none' | 'collapsed' | 'expanded';
-  command?: { command: string; title: string; arguments: unknown[] };
-}
+export type { TooltipData, TreeItemData };
 
 export function entryDescription(entry: EntryListing, now: Date): string {
   const parts: string[] = [];

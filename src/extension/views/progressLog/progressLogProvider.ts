@@ -2,42 +2,14 @@
 // Refreshes itself when any process writes the ledger; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
+import { toTreeItem, tooltipMarkdown } from '../treeItem';
 import { ContextKeys, ViewIds } from '../../commandIds';
 import type { LedgerHost } from '../../ledgerHost';
-import { entryTooltip, toTreeItemData, type ProgressLogNode, type TooltipData, type TreeItemData } from './progressLogItems';
+import { entryTooltip, toTreeItemData, type ProgressLogNode } from './progressLogItems';
 
 const PAGE = 50;
 
-function markdown(t: TooltipData): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(undefined, false);
-  md.isTrusted = false;
-  md.supportHtml = false;
-  md.appendMarkdown('**');
-  md.appendText(t.title);
-  md.appendMarkdown('**\n\n');
-  if (t.summary) {
-    md.appendText(t.summary);
-    md.appendMarkdown('\n\n---\n\n');
-  }
-  for (const line of t.lines) {
-    md.appendText(line);
-    md.appendMarkdown('  \n');
-  }
-  return md;
-}
 
-function toTreeItem(data: TreeItemData): vscode.TreeItem {
-  const state =
-    data.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None : data.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-  const item = new vscode.TreeItem(data.label, state);
-  item.id = data.id;
-  if (data.description !== undefined) item.description = data.description;
-  if (data.tooltip) item.tooltip = markdown(data.tooltip);
-  item.iconPath = new vscode.ThemeIcon(data.iconId);
-  item.contextValue = data.contextValue;
-  if (data.command) item.command = data.command;
-  return item;
-}
 
 export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ProgressLogNode | undefined>();
@@ -108,7 +80,7 @@ export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogN
     if (node.kind !== 'entry' || !node.entry.hasSummary) return item;
     try {
       const entry = await (await this.host.progress()).showEntry(node.entry.id, node.entry.projectId);
-      item.tooltip = markdown(entryTooltip(node.entry, entry.summary));
+      item.tooltip = tooltipMarkdown(entryTooltip(node.entry, entry.summary));
     } catch {
       // keep the tooltip without a summary
     }

@@ -4,6 +4,7 @@
 import type { QueueProject, Task, TaskStatus } from '../../../core/queue/types';
 import { CommandIds } from '../../commandIds';
 import { relativeTime } from '../format';
+import type { TreeRow } from '../treeRow';
 
 export type TaskQueueNode =
   | { kind: 'queueProject'; project: QueueProject; expanded: boolean }
@@ -12,17 +13,7 @@ export type TaskQueueNode =
   | { kind: 'moreTasks'; projectId: string; status: TaskStatus; shown: number; total: number }
   | { kind: 'message'; id: string; text: string; icon: 'error' | 'info' };
 
-export interface QueueItemData {
-  id: string;
-  label: string;
-  description?: string;
-  tooltip?: string;
-  iconId: string;
-  iconColor?: string;
-  contextValue: string;
-  collapsible: 'none' | 'collapsed' | 'expanded';
-  command?: { command: string; title: string; arguments: unknown[] };
-}
+export type QueueItemData = TreeRow;
 
 /** Status groups in the order a person reads a queue. */
 export const STATUS_ORDER: readonly TaskStatus[] = ['running', 'queued', 'failed', 'completed', 'cancelled'];
@@ -63,7 +54,7 @@ export function toQueueItemData(node: TaskQueueNode, now: Date): QueueItemData {
         id: `queue:${p.id}`,
         label: p.id,
         description: `${p.status === 'closed' ? 'closed · ' : ''}${s.runningTasks} running · ${s.queuedTasks} queued · ${s.completedTasks} done${s.failedTasks ? ` · ${s.failedTasks} failed` : ''}`,
-        tooltip: [p.description, `${s.totalTasks} tasks; leases ${p.config.defaultLeaseDurationMinutes} min, ${p.config.defaultMaxRetries} retries by default`].filter(Boolean).join('\n'),
+        tooltip: { title: p.id, lines: [p.description, `${s.totalTasks} tasks; leases ${p.config.defaultLeaseDurationMinutes} min, ${p.config.defaultMaxRetries} retries by default`].filter(Boolean) },
         iconId: p.status === 'closed' ? 'lock' : 'checklist',
         contextValue: p.status === 'closed' ? 'queueProjectClosed' : 'queueProject',
         collapsible: node.expanded ? 'expanded' : 'collapsed',
@@ -91,7 +82,7 @@ export function toQueueItemData(node: TaskQueueNode, now: Date): QueueItemData {
         id: `task:${t.id}`,
         label: firstLine(t.instructions) || t.id,
         description: parts.join(' · '),
-        tooltip: `${t.id} · ${t.status}${t.result ? `\n${t.result}` : ''}`,
+        tooltip: { title: firstLine(t.instructions) || t.id, lines: [`${t.id} · ${t.status}`, ...(t.result ? [t.result] : [])] },
         iconId: STATUS_ICON[t.status][0],
         ...(STATUS_ICON[t.status][1] ? { iconColor: STATUS_ICON[t.status][1] } : {}),
         contextValue: `task-${t.status}`,

@@ -2,26 +2,15 @@
 // Refreshes when any process writes the ledger, and every few seconds while a lease counts down.
 
 import * as vscode from 'vscode';
+import { toTreeItem } from '../treeItem';
 import type { TaskStatus } from '../../../core/queue/types';
 import { ViewIds } from '../../commandIds';
 import type { LedgerHost } from '../../ledgerHost';
-import { countOf, STATUS_ORDER, toQueueItemData, type QueueItemData, type TaskQueueNode } from './taskQueueItems';
+import { countOf, STATUS_ORDER, toQueueItemData, type TaskQueueNode } from './taskQueueItems';
 
 const PAGE = 50;
 const COUNTDOWN_MS = 5_000;
 
-function toTreeItem(data: QueueItemData): vscode.TreeItem {
-  const state =
-    data.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None : data.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-  const item = new vscode.TreeItem(data.label, state);
-  item.id = data.id;
-  if (data.description !== undefined) item.description = data.description;
-  if (data.tooltip) item.tooltip = data.tooltip;
-  item.iconPath = new vscode.ThemeIcon(data.iconId, data.iconColor ? new vscode.ThemeColor(data.iconColor) : undefined);
-  item.contextValue = data.contextValue;
-  if (data.command) item.command = data.command;
-  return item;
-}
 
 export class TaskQueueProvider implements vscode.TreeDataProvider<TaskQueueNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TaskQueueNode | undefined>();

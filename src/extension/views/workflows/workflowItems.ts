@@ -6,7 +6,7 @@ import type { WorkflowProject } from '../../../core/storage/workflowStore';
 import type { DecisionData, IssueData, MilestoneData, TrackedTask, WorkflowEvent, WorkflowListing } from '../../../core/workflow/types';
 import { CommandIds } from '../../commandIds';
 import { exactTime, relativeTime } from '../format';
-import type { TooltipData, TreeItemData } from '../progressLog/progressLogItems';
+import type { TooltipData, TreeRow } from '../treeRow';
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -48,10 +48,7 @@ export type WorkflowNode =
   | { kind: 'more'; projectId: string | undefined; shown: number; total: number }
   | { kind: 'message'; id: string; text: string; icon: 'error' | 'info' };
 
-export interface WorkflowTreeItemData extends TreeItemData {
-  /** A theme colour id for the icon, e.g. testing.iconPassed. */
-  iconColor?: string;
-}
+export type WorkflowTreeItemData = TreeRow;
 
 export function duration(seconds: number | null): string {
   if (seconds === null) return '';

@@ -71,7 +71,7 @@ export class TaskPanels implements vscode.Disposable {
         extensionUri: this.extensionUri,
         title,
         script: ['dist', 'webview', 'task.js'],
-        styles: [['media', 'entry.css'], ['media', 'task.css']],
+        styles: [['media', 'task.css']],
       });
       state = { panel, view, busy: false, error: undefined };
       const current = state;
