@@ -32,6 +32,22 @@ export interface BulkLoader {
   close(): Promise<void>;
 }
 
+/**
+ * The floor under a full-text search: FTS4 reading the query's doclists and counting the hits,
+ * without ranking, joins or listings. Opened on a ledger that a server or store also has open.
+ */
+export async function openFullTextFloor(file: string): Promise<{ count(text: string): number; close(): Promise<void> }> {
+  const engine = await SqliteEngine.open({ file, schemas: SCHEMAS, checkpoint: false, watch: false, functions: { ap_bm25: (blob) => bm25(blob) } });
+  return {
+    count(text) {
+      const match = fullTextMatch(text);
+      if (!match) return 0;
+      return engine.read((tx) => Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM log_entries_fts WHERE log_entries_fts MATCH ?', [match])?.n ?? 0));
+    },
+    close: () => engine.close(),
+  };
+}
+
 /** Opens a ledger for bulk loading; snapshots only when asked (compact), not on its own. */
 export async function openBulkLoader(file: string): Promise<BulkLoader> {
   const engine = await SqliteEngine.open({

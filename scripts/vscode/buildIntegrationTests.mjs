@@ -3,7 +3,9 @@
 // entry (test/integration/index.ts) to CommonJS in out/integration/, one file per test, for the
 // VS Code extension host to require. `vscode` (given by the host) and `mocha` (loaded from
 // node_modules, so that the tests share index.js's instance) stay external.
-//   node scripts/vscode/buildIntegrationTests.mjs [--src=test/integration] [--out=out/integration]
+//   node scripts/vscode/buildIntegrationTests.mjs [--src=test/integration] [--out=out/integration] [--index=FILE]
+// --index is the in-host entry (default: index.ts in --src); bench/extension.mjs bundles its own
+// measurements from bench/vscode with test/integration/index.ts.
 
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
@@ -23,14 +25,14 @@ function find(dir) {
 }
 
 const started = Date.now();
-const index = path.join(srcDir, 'index.ts');
+const index = path.resolve(root, arg('index', path.join(srcDir, 'index.ts')));
 if (!fs.existsSync(index)) throw new Error(`no in-host entry: ${index}`);
 const tests = find(srcDir).sort();
 // Start clean: a deleted test must not keep running from an old bundle.
 fs.rmSync(outDir, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: [index, ...tests],
-  outbase: srcDir,
+  // index.js at the top of outDir, each test at its path under srcDir: the entry finds them there.
+  entryPoints: [{ in: index, out: 'index' }, ...tests.map((t) => ({ in: t, out: path.relative(srcDir, t).replace(/\.(ts|mts|js)$/, '') }))],
   outdir: outDir,
   bundle: true,
   platform: 'node',

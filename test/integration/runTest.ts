@@ -4,10 +4,11 @@
 // at a desktop VS Code, else scripts/vscode/code-server-test, which runs code-server's extension
 // host with headless Chromium as the window (bash scripts/vscode/install.sh installs it).
 //
-//   npx tsx test/integration/runTest.ts [--counts=FILE] [--screenshots=DIR] [--workspace=DIR] [--grep=TEXT]
+//   npx tsx test/integration/runTest.ts [--counts=FILE] [--screenshots=DIR] [--workspace=DIR] [--grep=TEXT] [--tests=DIR]
 //
 // --counts writes {passes, failures, pending, failed} for scripts/test.mjs; --workspace opens that
-// folder (default: an empty temporary one). Everything in this process's environment reaches the
+// folder (default: an empty temporary one); --tests runs another bundle than out/integration
+// (bench/extension.mjs uses it). Everything in this process's environment reaches the
 // extension host. `node scripts/test.mjs integration` installs, builds and runs this.
 
 import * as fs from 'node:fs';
@@ -28,7 +29,7 @@ async function main(): Promise<number> {
   const desktop = process.env.VSCODE_EXECUTABLE_PATH;
   if (desktop && !fs.existsSync(desktop)) throw new Error(`VSCODE_EXECUTABLE_PATH=${desktop} does not exist (this never downloads VS Code)`);
   const executable = desktop || shim;
-  const extensionTestsPath = path.join(root, 'out', 'integration', 'index.js');
+  const extensionTestsPath = path.join(path.resolve(root, option('tests') ?? path.join('out', 'integration')), 'index.js');
   if (!fs.existsSync(extensionTestsPath)) throw new Error(`${extensionTestsPath} is missing: run node scripts/vscode/buildIntegrationTests.mjs`);
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-progress-itest-'));

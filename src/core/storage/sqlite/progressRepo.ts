@@ -100,8 +100,8 @@ interface Plan {
   /** Conditions on `e` (log_entries) and their parameters. */
   where: string[];
   params: SqlValue[];
-  /** Tag and date conditions only: the count can come from entry_tags alone. */
-  tagOnly: boolean;
+  /** Tag, project and date conditions only: counted and listed from entry_tags alone. */
+  tagOnly: { where: string; params: SqlValue[] } | undefined;
 }
 
 function plan(tx: ReadTx, q: EntryQuery): Plan {
@@ -141,33 +141,52 @@ function plan(tx: ReadTx, q: EntryQuery): Plan {
   let tags = [...new Set((q.tags ?? []).map((t) => fold(t.trim())))];
   if (driver.kind === 'range' && tags.length > 0) {
     // Drive from the rarest tag: its rows in entry_tags, counted through the index.
-    const sized = tags.map((tag) => ({ tag, n: countTag(tx, tag, q.projectId, start, end) })).sort((a, b) => a.n - b.n);
+    const sized = tags.map((tag) => ({ tag, n: countTagRows(tx, tagRows({ tag, otherTags: [], projectId: q.projectId, start, end })) })).sort((a, b) => a.n - b.n);
     driver = { kind: 'tag', tag: sized[0]!.tag };
     tags = tags.filter((t) => t !== sized[0]!.tag);
   }
+  // Every other tag is a lookup of the entry's own few tags (idx_entry_tags_entry), not a set of
+  // all the rows with that tag built first.
   for (const tag of tags) {
-    where.push('e.rowid IN (SELECT entry_rowid FROM entry_tags WHERE tag_fold = ?)');
+    where.push('EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_rowid = e.rowid AND t.tag_fold = ?)');
     params.push(tag);
   }
-  return { driver, where, params, tagOnly: driver.kind === 'tag' && query.length === 0 && tags.length === 0 };
+  const tagOnly = driver.kind === 'tag' && query.length === 0 ? tagRows({ tag: driver.tag, otherTags: tags, projectId: q.projectId, start, end }) : undefined;
+  return { driver, where, params, tagOnly };
 }
 
-function countTag(tx: ReadTx, tag: string, projectId: string | undefined, start: string | undefined, end: string | undefined): number {
-  const where = ['tag_fold = ?'];
-  const params: SqlValue[] = [tag];
-  if (projectId !== undefined) {
-    where.push('project_id = ?');
-    params.push(projectId);
+/**
+ * A search by tags, project and dates only, as conditions on entry_tags `d` alone: its primary key
+ * (tag, project, time, entry) counts the rows, and within one project also yields them newest
+ * first, so a page stops after its last row instead of sorting every match.
+ */
+function tagRows(o: { tag: string; otherTags: readonly string[]; projectId: string | undefined; start: string | undefined; end: string | undefined }): {
+  where: string;
+  params: SqlValue[];
+} {
+  const where = ['d.tag_fold = ?'];
+  const params: SqlValue[] = [o.tag];
+  if (o.projectId !== undefined) {
+    where.push('d.project_id = ?');
+    params.push(o.projectId);
   }
-  if (start) {
-    where.push('created_at >= ?');
-    params.push(start);
+  if (o.start) {
+    where.push('d.created_at >= ?');
+    params.push(o.start);
   }
-  if (end) {
-    where.push('created_at <= ?');
-    params.push(end);
+  if (o.end) {
+    where.push('d.created_at <= ?');
+    params.push(o.end);
   }
-  return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM entry_tags WHERE ${where.join(' AND ')}`, params)?.n ?? 0);
+  for (const tag of o.otherTags) {
+    where.push('EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_rowid = d.entry_rowid AND t.tag_fold = ?)');
+    params.push(tag);
+  }
+  return { where: where.join(' AND '), params };
+}
+
+function countTagRows(tx: ReadTx, rows: { where: string; params: SqlValue[] }): number {
+  return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM entry_tags d WHERE ${rows.where}`, rows.params)?.n ?? 0);
 }
 
 /** The driver as a FROM clause producing `d.rowid`, and its parameters. */
@@ -313,9 +332,7 @@ export class SqliteProgressStore implements ProgressStore {
       if (p.where.length === 0) return Number(tx.get<{ n: number }>('SELECT coalesce(sum(entry_count), 0) AS n FROM projects')?.n ?? 0);
       return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM log_entries e WHERE ${where}`, p.params)?.n ?? 0);
     }
-    if (p.tagOnly && p.driver.kind === 'tag') {
-      return countTag(tx, p.driver.tag, q.projectId, q.startDate ? textBound(q.startDate) : undefined, q.endDate ? textBound(q.endDate) : undefined);
-    }
+    if (p.tagOnly) return countTagRows(tx, p.tagOnly);
     const src = driverSource(p.driver);
     return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${src.from} d CROSS JOIN log_entries e ON e.rowid = d.rowid WHERE ${where}`, [...src.params, ...p.params])?.n ?? 0);
   }
@@ -344,6 +361,13 @@ export class SqliteProgressStore implements ProgressStore {
         if (row) rows.set(docid, row);
       }
       return top.flatMap(({ docid }) => rows.get(docid) ?? []);
+    }
+    if (p.tagOnly) {
+      return tx.all<ListingRow>(
+        `SELECT ${LISTING_COLUMNS} FROM entry_tags d CROSS JOIN log_entries e ON e.rowid = d.entry_rowid
+          WHERE ${p.tagOnly.where} ORDER BY d.created_at DESC, d.entry_rowid DESC LIMIT ? OFFSET ?`,
+        [...p.tagOnly.params, ...page],
+      );
     }
     if (p.driver.kind !== 'range' && total <= SORT_CANDIDATES_MAX) {
       const src = driverSource(p.driver);

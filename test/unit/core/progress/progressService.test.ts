@@ -199,6 +199,8 @@ describe('progress service', () => {
         [{ query: 'unicorn' }, (x) => x.title.includes('unicorn')],
         [{ query: 'widget', tags: ['common'] }, (x) => x.title.includes('Widget') && x.tags.includes('common')],
         [{ tags: ['common'], startDate: '2025-01-02T00:00:00Z' }, (x) => x.tags.includes('common') && x.createdAt >= '2025-01-02T00:00:00.000Z'],
+        [{ tags: ['rare', 'common'], endDate: '2025-01-02T12:00:00Z' }, (x) => x.tags.includes('common') && x.tags.includes('rare') && x.createdAt <= '2025-01-02T12:00:00.000Z'],
+        [{ tags: ['common', 'other'] }, () => false],
         [{}, () => true],
       ];
       for (const [filter, keep] of cases) {
@@ -206,6 +208,10 @@ describe('progress service', () => {
         const got = await s.searchLogs({ projectId: 'big', limit: 7, ...filter });
         assert.equal(got.total, expected.length, JSON.stringify(filter));
         assert.deepEqual(got.entries.map((e) => e.id), newest(expected), JSON.stringify(filter));
+        // Further pages, as the Progress Log's "show more" asks for them (the store takes an offset).
+        const paged = await ledger.progress.searchEntries({ projectId: 'big', limit: 7, offset: 5, ...filter });
+        const sorted = [...expected].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        assert.deepEqual(paged.entries.map((e) => e.id), sorted.slice(5, 12).map((x) => x.id), `${JSON.stringify(filter)} from 5`);
       }
     });
     it('ranks full-text matches, pages them, and gives each listed entry a snippet of its match', async () => {
