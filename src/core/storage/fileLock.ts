@@ -37,6 +37,9 @@ function processAlive(pid: number): boolean {
 
 export class FileLock {
   private readonly host = os.hostname();
+  /** Tokens tell one holding from the next: random per handle, counted per attempt (no entropy read per write). */
+  private readonly tokenPrefix = `${randomBytes(6).toString('hex')}-`;
+  private acquisitions = 0;
   private heldToken: string | undefined;
 
   constructor(
@@ -51,7 +54,7 @@ export class FileLock {
 
   /** Takes the lock at once if it is free. */
   tryAcquire(): boolean {
-    const token = randomBytes(8).toString('hex');
+    const token = `${this.tokenPrefix}${(this.acquisitions += 1)}`;
     let fd: number;
     try {
       fd = fs.openSync(this.lockPath, 'wx', FILE_MODE);
