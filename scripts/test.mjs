@@ -1,5 +1,6 @@
 // The test command: typecheck, lint, build, unit tests, end-to-end tests against dist/, and
-// integration tests inside a real VS Code (code-server's extension host, see scripts/vscode/).
+// integration tests inside a real VS Code (code-server's extension host, see scripts/vscode/),
+// browser tests of the workbench, and `vsix`: the packaged extension installed and driven end to end.
 // Ends with one "N passed, N failed" line and exits non-zero on any failure.
 // `node scripts/test.mjs unit e2e` runs only those stages.
 
@@ -58,6 +59,22 @@ const STAGES = [
         cmd: ['bash', 'scripts/vscode/install.sh'],
       },
       { what: 'build the extension', cmd: [process.execPath, 'esbuild.mjs'] },
+    ],
+  },
+  {
+    // The package a stranger installs: npm run package, then test/vsix installs agent-progress.vsix
+    // into a fresh code-server and checks it as a person would; screenshots in .test-results/
+    // vsix-screenshots (`npm run screenshots` writes the README's, docs/screenshots, instead).
+    ...mocha('vsix', 'test/vsix/**/*.test.ts', ['--timeout', '300000']),
+    before: [
+      {
+        what: 'install the VS Code harness (scripts/vscode/install.sh)',
+        skip: () => spawnSync('bash', ['scripts/vscode/install.sh', '--check'], { cwd: root }).status === 0,
+        announce: 'VS Code harness not installed: running scripts/vscode/install.sh',
+        cmd: ['bash', 'scripts/vscode/install.sh'],
+      },
+      { what: 'package the extension (npm run package)', cmd: ['npm', 'run', '--silent', 'package'] },
+      { what: 'check the package (scripts/checkPackage.mjs)', cmd: [process.execPath, 'scripts/checkPackage.mjs'] },
     ],
   },
 ];

@@ -3,18 +3,22 @@
 // Exit codes: 0 done, 1 failed (not found, ledger unavailable), 2 bad usage or invalid arguments.
 
 import { loadConfig } from '../core/config';
+import { isPostgresUrl } from '../core/storage/postgres/url';
 import { isLedgerError } from '../core/errors';
 import { createLogger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
 import { UsageError } from './args';
 import type { Command, CommandContext } from './command';
+import { COPY_COMMANDS } from './copyCommands';
+import { LEDGER_COMMANDS } from './ledgerCommands';
 import { LOG_COMMANDS } from './logCommands';
 import { QUEUE_COMMANDS } from './queueCommands';
 import { processOutput, type Output } from './output';
 import { WORKFLOW_COMMANDS } from './workflowCommands';
+import { REVIEW_COMMANDS } from './reviewCommands';
 
-const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS];
+const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -24,14 +28,15 @@ function usage(): string {
       .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
       .join('\n')}`,
   );
-  return `Usage: agent-progress [--db PATH] COMMAND [options]
+  return `Usage: agent-progress [--db PATH|URL] COMMAND [options]
 
 The Agent Progress ledger from a terminal: the same ledger the MCP server and the VS Code view use.
 
 ${sections.join('\n\n')}
 
 Global options:
-  --db PATH    ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db)
+  --db PATH    ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db),
+               or a PostgreSQL connection string (default: $AGENT_PROGRESS_DATABASE_URL)
   --help       show help (after a command: that command's help)
   --version    print the version
 
@@ -83,7 +88,9 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
   const wantsJson = args.includes('--json');
   let services: Services | undefined;
   try {
-    const config = loadConfig({ env: db !== undefined ? { ...process.env, AGENT_PROGRESS_DB_PATH: db } : process.env, cwd: io.cwd });
+    // --db takes a file path or a PostgreSQL connection string; either one replaces the other from the environment.
+    const dbEnv = db === undefined ? {} : isPostgresUrl(db) ? { AGENT_PROGRESS_DATABASE_URL: db } : { AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_DATABASE_URL: '' };
+    const config = loadConfig({ env: { ...process.env, ...dbEnv }, cwd: io.cwd });
     const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, sink: (line) => out.error(line) });
     logger.addSecret(config.openai.apiKey);
     services = new Services({ config, logger });

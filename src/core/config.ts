@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { invalidArgument } from './errors';
 import { isLogLevel, type LogLevel } from './log';
+import { checkPostgresUrl, redactUrl } from './storage/postgres/url';
 
 export const CONFIG_FILE_NAME = 'agent-progress.config.json';
 export const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -20,6 +21,8 @@ export interface OpenAiConfig {
 
 export interface Config {
   dbPath: string;
+  /** A PostgreSQL connection string: the team ledger, used instead of the file at dbPath. */
+  databaseUrl?: string | undefined;
   openai: OpenAiConfig;
   logLevel: LogLevel;
   /** The config file that was read, if any. */
@@ -29,6 +32,11 @@ export interface Config {
 }
 
 export type Env = Record<string, string | undefined>;
+
+/** Where the ledger lives, for log lines and status: the file, or the database with its password redacted. */
+export function ledgerLabel(config: Pick<Config, 'dbPath' | 'databaseUrl'>): string {
+  return config.databaseUrl ? `PostgreSQL ${redactUrl(config.databaseUrl)}` : config.dbPath;
+}
 
 export function defaultDbPath(home = os.homedir()): string {
   return path.join(home, '.agent-progress-mcp', 'data.db');
@@ -65,6 +73,7 @@ export function resolveLedgerPath(raw: string, base: string, source: string): st
 
 interface FileShape {
   dbPath?: unknown;
+  databaseUrl?: unknown;
   openai?: { apiKey?: unknown; baseUrl?: unknown; model?: unknown };
   logging?: { level?: unknown };
 }
@@ -120,7 +129,7 @@ export function loadConfig(options: { env?: Env; cwd?: string; configFile?: stri
   if (fs.existsSync(candidate)) {
     configFile = candidate;
     file = readConfigFile(candidate);
-    const known = new Set(['dbPath', 'openai', 'logging']);
+    const known = new Set(['dbPath', 'databaseUrl', 'openai', 'logging']);
     for (const key of Object.keys(file)) if (!known.has(key)) warnings.push(`${candidate}: unknown key "${key}" ignored`);
   } else if (explicitFile) {
     throw invalidArgument(`Config file ${candidate} does not exist: fix AGENT_PROGRESS_CONFIG or create the file`);
@@ -142,6 +151,9 @@ export function loadConfig(options: { env?: Env; cwd?: string; configFile?: stri
       ? resolveLedgerPath(fileDb, path.dirname(where), `${where}: dbPath`)
       : defaultDbPath();
 
+  const rawUrl = nonEmpty(env.AGENT_PROGRESS_DATABASE_URL) ?? nonEmpty(fromFile(file.databaseUrl, 'databaseUrl'));
+  const databaseUrl = rawUrl === undefined ? undefined : checkPostgresUrl(rawUrl, env.AGENT_PROGRESS_DATABASE_URL?.trim() ? 'AGENT_PROGRESS_DATABASE_URL' : `${where}: databaseUrl`);
+
   const model = nonEmpty(env.AGENT_PROGRESS_MODEL) ?? nonEmpty(fromFile(fileOpenAi.model, 'openai.model')) ?? DEFAULT_MODEL;
   if (model.trim() === '') throw invalidArgument('The summary model name must not be empty');
   const baseUrl = nonEmpty(env.OPENAI_BASE_URL) ?? nonEmpty(fromFile(fileOpenAi.baseUrl, 'openai.baseUrl')) ?? DEFAULT_BASE_URL;
@@ -158,5 +170,5 @@ export function loadConfig(options: { env?: Env; cwd?: string; configFile?: stri
   if (isLogLevel(rawLevel)) logLevel = rawLevel;
   else warnings.push(`log level "${rawLevel}" is not one of debug, info, warn, error; using info`);
 
-  return { dbPath, openai: { apiKey: apiKey?.trim(), baseUrl, model }, logLevel, configFile, warnings };
+  return { dbPath, databaseUrl, openai: { apiKey: apiKey?.trim(), baseUrl, model }, logLevel, configFile, warnings };
 }

@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'conflict'
   | 'permission_denied'
   | 'unavailable'
+  /** An answer too large to send (over the MCP server's 100 KB ceiling): ask for less. */
+  | 'response_too_large'
   | 'internal';
 
 export interface ErrorShape {

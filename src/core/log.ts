@@ -35,6 +35,8 @@ export function redact(text: string, secrets: Iterable<string>): string {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]');
   }
   for (const shape of KEY_SHAPES) out = out.replace(shape, '[redacted]');
+  // The password of a URL such as a database connection string (postgres://user:password@host/db).
+  out = out.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1[redacted]@');
   return out;
 }
 

@@ -12,13 +12,15 @@ import { openLedger, type OpenLedgerOptions } from './storage/openLedger';
 import type { Ledger } from './storage/store';
 import { Snapshotter } from './workflow/snapshots';
 import { WorkflowService } from './workflow/workflowService';
+import { ReviewService } from './review/reviewService';
 import { resolveWorkspace, workflowProjectId } from './workflow/workspace';
 import { resolveTraceHomes, type TraceHomes } from './traces/homes';
 import { progressActivitySource, queueActivitySource, workflowActivitySource } from './traces/ledgerLink';
 import { TraceService } from './traces/traceService';
+import { TransferService } from './transfer/transferService';
 
 export interface ServicesOptions {
-  config: Pick<Config, 'dbPath' | 'openai'>;
+  config: Pick<Config, 'dbPath' | 'openai'> & Partial<Pick<Config, 'databaseUrl'>>;
   logger: Logger;
   /** Extra summary providers after the OpenAI-compatible one (the extension's language model). */
   summaryProviders?: readonly SummaryProvider[];
@@ -29,6 +31,8 @@ export interface ServicesOptions {
   onQueueReady?: (queue: QueueService) => void;
   /** Where agents' transcripts are read (default: resolveTraceHomes() from the environment). */
   traces?: { homes?: TraceHomes; minRefreshMs?: number };
+  /** The folder whose .agent-progress/reviews/ holds review definitions; default: `workspace`. */
+  reviewWorkspace?: string;
 }
 
 export class Services {
@@ -36,7 +40,9 @@ export class Services {
   private progressService: ProgressService | undefined;
   private queueService: QueueService | undefined;
   private workflowService: WorkflowService | undefined;
+  private reviewService: ReviewService | undefined;
   private traceService: TraceService | undefined;
+  private transferService: TransferService | undefined;
   readonly summariser: Summariser;
 
   constructor(private readonly options: ServicesOptions) {
@@ -59,7 +65,12 @@ export class Services {
   /** Opens the ledger on first use; a failed open is retried by the next call. */
   ledger(): Promise<Ledger> {
     if (!this.ledgerPromise) {
-      const opening = openLedger({ file: this.options.config.dbPath, logger: this.options.logger, ...(this.options.ledger ?? {}) });
+      const opening = openLedger({
+        file: this.options.config.dbPath,
+        logger: this.options.logger,
+        ...(this.options.config.databaseUrl ? { databaseUrl: this.options.config.databaseUrl } : {}),
+        ...(this.options.ledger ?? {}),
+      });
       this.ledgerPromise = opening;
       opening.then(
         (ledger) => {
@@ -95,6 +106,20 @@ export class Services {
     return this.workflowService;
   }
 
+  async review(): Promise<ReviewService> {
+    const ledger = await this.ledger();
+    if (!this.reviewService) {
+      const workspace = this.options.reviewWorkspace ?? this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
+      this.reviewService = new ReviewService({
+        store: ledger.review,
+        logger: this.options.logger,
+        workspace: () => workspace,
+        projectId: () => workflowProjectId(process.env, workspace),
+      });
+    }
+    return this.reviewService;
+  }
+
   async queue(): Promise<QueueService> {
     const ledger = await this.ledger();
     if (!this.queueService) {
@@ -102,6 +127,14 @@ export class Services {
       this.options.onQueueReady?.(this.queueService);
     }
     return this.queueService;
+  }
+
+  /** Export, import and retention of the whole ledger. */
+  async transfer(): Promise<TransferService> {
+    const ledger = await this.ledger();
+    // On PostgreSQL the location is a URL: exports go beside the local ledger path instead.
+    this.transferService ??= new TransferService({ store: ledger.transfer, ledgerLocation: this.options.config.databaseUrl ? this.options.config.dbPath : ledger.location, logger: this.options.logger });
+    return this.transferService;
   }
 
   /**
@@ -124,6 +157,8 @@ export class Services {
     this.progressService = undefined;
     this.queueService = undefined;
     this.workflowService = undefined;
+    this.reviewService = undefined;
+    this.transferService = undefined;
     if (!pending) return;
     try {
       await (await pending).close();

@@ -33,6 +33,24 @@ export const CommandIds = {
   requeueTask: 'agentProgress.requeueTask',
   cancelTask: 'agentProgress.cancelTask',
   closeQueueProject: 'agentProgress.closeQueueProject',
+  exportLedger: 'agentProgress.exportLedger',
+  importLedger: 'agentProgress.importLedger',
+  copyLedger: 'agentProgress.copyLedger',
+  applyRetention: 'agentProgress.applyRetention',
+  restoreArchivedEntries: 'agentProgress.restoreArchivedEntries',
+  revealLedgerFolder: 'agentProgress.revealLedgerFolder',
+  startReview: 'agentProgress.startReview',
+  refreshReview: 'agentProgress.refreshReview',
+  approveReviewAction: 'agentProgress.approveReviewAction',
+  editReviewAction: 'agentProgress.editReviewAction',
+  dismissReviewAction: 'agentProgress.dismissReviewAction',
+  exportReviewActions: 'agentProgress.exportReviewActions',
+  openReviewThread: 'agentProgress.openReviewThread',
+  addReviewThread: 'agentProgress.addReviewThread',
+  replyReviewThread: 'agentProgress.replyReviewThread',
+  resolveReviewThread: 'agentProgress.resolveReviewThread',
+  reopenReviewThread: 'agentProgress.reopenReviewThread',
+  connectAgents: 'agentProgress.connectAgents',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -43,6 +61,7 @@ export const ViewIds = {
   workflows: 'agentProgress.workflows',
   agentSessions: 'agentProgress.agentSessions',
   taskQueue: 'agentProgress.taskQueue',
+  review: 'agentProgress.review',
 } as const;
 
 export const MCP_PROVIDER_ID = 'agentProgress.servers';
@@ -55,7 +74,7 @@ export const ContextKeys = {
 export const SETTINGS_SECTION = 'agentProgress';
 
 /** The toolsets the extension offers as MCP servers (the server's --toolset names). */
-export const TOOLSETS = ['progress', 'queue', 'workflow', 'traces'] as const;
+export const TOOLSETS = ['progress', 'queue', 'workflow', 'traces', 'review'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
 /** URI scheme of a file as it was when a tracked task started (the left side of its diff). */

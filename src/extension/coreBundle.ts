@@ -3,6 +3,7 @@
 // openai client. Only this file may import core and shared values for the extension.
 
 export { Services } from '../core/services';
+export { copyLedger } from '../core/storage/copyLedger';
 export { createOpenAiProvider } from '../core/progress/openAiSummary';
 export { ProviderUnavailable } from '../core/progress/summariser';
 export { entryToHost } from '../shared/entryProtocol';
@@ -14,3 +15,4 @@ export { resolveTraceHomes, TRACE_ENV } from '../core/traces/homes';
 export { progressActivitySource, queueActivitySource, workflowActivitySource } from '../core/traces/ledgerLink';
 export { isTraceError } from '../core/traces/errors';
 export { sessionToHost } from '../shared/sessionProtocol';
+export { statusDocument } from '../core/review/reviewService';

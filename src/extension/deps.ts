@@ -20,6 +20,12 @@ import type { QueueStatus } from './views/taskQueue/queueStatus';
 import type { TaskQueueNode } from './views/taskQueue/taskQueueItems';
 import type { TaskQueueProvider } from './views/taskQueue/taskQueueProvider';
 import type { TaskPanels } from './webviews/task/taskPanels';
+import type { ReviewComments } from './review/reviewComments';
+import type { ReviewModel } from './review/reviewModel';
+import type { ReviewStatus } from './review/reviewStatus';
+import type { ReviewStatusFile } from './review/reviewStatusFile';
+import type { ReviewNode } from './views/review/reviewItems';
+import type { ReviewProvider } from './views/review/reviewProvider';
 
 export interface ExtensionDeps {
   context: vscode.ExtensionContext;
@@ -43,6 +49,12 @@ export interface ExtensionDeps {
   taskQueueView: vscode.TreeView<TaskQueueNode>;
   taskPanels: TaskPanels;
   queueStatus: QueueStatus;
+  reviewModel: ReviewModel;
+  review: ReviewProvider;
+  reviewView: vscode.TreeView<ReviewNode>;
+  reviewStatus: ReviewStatus;
+  reviewStatusFile: ReviewStatusFile;
+  reviewComments: ReviewComments;
 }
 
 /** What commands receive as their argument from a tree item or another command. */

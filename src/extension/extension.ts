@@ -4,9 +4,11 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { redact } from '../core/log';
 import { ApiKeyStore } from './apiKey';
 import { registerClearApiKey } from './commands/clearApiKey';
 import { registerClearTagFilter } from './commands/clearTagFilter';
+import { registerConnectAgents } from './commands/connectAgents';
 import { registerCopyEntryId } from './commands/copyEntryId';
 import { registerFilterByTag } from './commands/filterByTag';
 import { registerOpenEntry } from './commands/openEntry';
@@ -47,6 +49,14 @@ import { SessionPanels } from './webviews/session/sessionPanels';
 import { registerAddTask } from './commands/addTask';
 import { registerCancelTask } from './commands/cancelTask';
 import { registerCloseQueueProject } from './commands/closeQueueProject';
+import { registerApplyRetention } from './commands/applyRetention';
+import { registerExportLedger } from './commands/exportLedger';
+import { registerCopyLedger } from './commands/copyLedger';
+import { registerImportLedger } from './commands/importLedger';
+import { registerRestoreArchivedEntries } from './commands/restoreArchivedEntries';
+import { registerRevealLedgerFolder } from './commands/revealLedgerFolder';
+import { chosenProvider } from './summary/chosenProvider';
+import { registerRetentionReminder } from './retentionReminder';
 import { registerCreateQueueProject } from './commands/createQueueProject';
 import { registerImportTasks } from './commands/importTasks';
 import { registerOpenTask } from './commands/openTask';
@@ -56,6 +66,22 @@ import { registerShowMoreTasks } from './commands/showMoreTasks';
 import { QueueStatus } from './views/taskQueue/queueStatus';
 import { registerTaskQueueView } from './views/taskQueue/taskQueueProvider';
 import { TaskPanels } from './webviews/task/taskPanels';
+import { registerAddReviewThread } from './commands/addReviewThread';
+import { registerApproveReviewAction } from './commands/approveReviewAction';
+import { registerDismissReviewAction } from './commands/dismissReviewAction';
+import { registerEditReviewAction } from './commands/editReviewAction';
+import { registerExportReviewActions } from './commands/exportReviewActions';
+import { registerOpenReviewThread } from './commands/openReviewThread';
+import { registerRefreshReview } from './commands/refreshReview';
+import { registerReopenReviewThread } from './commands/reopenReviewThread';
+import { registerReplyReviewThread } from './commands/replyReviewThread';
+import { registerResolveReviewThread } from './commands/resolveReviewThread';
+import { registerStartReview } from './commands/startReview';
+import { ReviewComments } from './review/reviewComments';
+import { ReviewModel } from './review/reviewModel';
+import { ReviewStatus } from './review/reviewStatus';
+import { ReviewStatusFile, STATUS_FILE_NAME } from './review/reviewStatusFile';
+import { registerReviewView } from './views/review/reviewProvider';
 
 /** What activate() returns: used by the extension's own tests inside VS Code. */
 export interface AgentProgressApi {
@@ -81,7 +107,8 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   const logger = outputLogger(output);
   const apiKeys = new ApiKeyStore(context.secrets);
   const ledgerPath = ledgerPathFor(context, logger);
-  const host = new LedgerHost(ledgerPath, logger, [languageModelProvider(), endpointProvider(apiKeys, logger)]);
+  const databaseUrl = readSettings().databaseUrl;
+  const host = new LedgerHost(ledgerPath, logger, [chosenProvider(languageModelProvider(), 'editor'), chosenProvider(endpointProvider(apiKeys, logger), 'endpoint')], databaseUrl);
   const entries = new EntryPanels(context.extensionUri, host, logger);
   context.subscriptions.push(output, apiKeys, host, entries);
   const traces = new TraceHost(context, host, logger);
@@ -91,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     extensionPath: context.extensionPath,
     version: String(context.extension.packageJSON.version ?? '0.0.0'),
     ledgerPath,
+    ...(databaseUrl ? { databaseUrl } : {}),
     apiKeys,
     workspaceFolder: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     traceEnv: () => traces.serverEnv(),
@@ -110,8 +138,15 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   const taskPanels = new TaskPanels(context.extensionUri, host, logger);
   const queueStatus = new QueueStatus(host);
   context.subscriptions.push(taskPanels, queueStatus);
+  const reviewModel = new ReviewModel(host, logger);
+  const { provider: review, view: reviewView } = registerReviewView(context, reviewModel);
+  const reviewStatus = new ReviewStatus(reviewModel);
+  const reviewStatusFile = new ReviewStatusFile(path.join((context.storageUri ?? context.globalStorageUri).fsPath, STATUS_FILE_NAME), reviewModel, logger);
+  const reviewComments = new ReviewComments(reviewModel, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  reviewModel.watchJournal();
+  context.subscriptions.push(reviewModel, reviewStatus, reviewStatusFile, reviewComments);
 
-  const deps: ExtensionDeps = { context, logger, output, host, apiKeys, entries, progressLog, progressLogView, workflows, workflowsView, workflowPanels, workflowStatus, reviews, traces, agentSessions, agentSessionsView, sessionPanels, taskQueue, taskQueueView, taskPanels, queueStatus };
+  const deps: ExtensionDeps = { context, logger, output, host, apiKeys, entries, progressLog, progressLogView, workflows, workflowsView, workflowPanels, workflowStatus, reviews, traces, agentSessions, agentSessionsView, sessionPanels, taskQueue, taskQueueView, taskPanels, queueStatus, reviewModel, review, reviewView, reviewStatus, reviewStatusFile, reviewComments };
   context.subscriptions.push(
     registerRefreshProgressLog(deps),
     registerShowMoreEntries(deps),
@@ -144,18 +179,38 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     registerRequeueTask(deps),
     registerCancelTask(deps),
     registerCloseQueueProject(deps),
+    registerStartReview(deps),
+    registerRefreshReview(deps),
+    registerApproveReviewAction(deps),
+    registerEditReviewAction(deps),
+    registerDismissReviewAction(deps),
+    registerExportReviewActions(deps),
+    registerOpenReviewThread(deps),
+    registerAddReviewThread(deps),
+    registerReplyReviewThread(deps),
+    registerResolveReviewThread(deps),
+    registerReopenReviewThread(deps),
+    registerConnectAgents(deps),
+    registerExportLedger(deps),
+    registerCopyLedger(deps),
+    registerImportLedger(deps),
+    registerApplyRetention(deps),
+    registerRestoreArchivedEntries(deps),
+    registerRevealLedgerFolder(deps),
+    registerRetentionReminder(deps),
   );
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (!e.affectsConfiguration('agentProgress.ledgerPath') || ledgerPathFor(context) === ledgerPath) return;
+      const moved = (e.affectsConfiguration('agentProgress.ledgerPath') && ledgerPathFor(context) !== ledgerPath) || (e.affectsConfiguration('agentProgress.databaseUrl') && readSettings().databaseUrl !== databaseUrl);
+      if (!moved) return;
       const choice = await vscode.window.showInformationMessage('Agent Progress: the ledger location changed. Reload the window to use it.', 'Reload Window');
       if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');
     }),
   );
 
   const activationMs = performance.now() - started;
-  logger.info(`Activated in ${activationMs.toFixed(1)} ms; ledger ${ledgerPath} (opened on first use)`);
+  logger.info(`Activated in ${activationMs.toFixed(1)} ms; ledger ${databaseUrl ? `PostgreSQL ${redact(databaseUrl, [])}` : ledgerPath} (opened on first use)`);
   return { ledgerPath, activationMs, deps };
 }
 

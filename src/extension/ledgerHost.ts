@@ -10,6 +10,8 @@ import type { Services } from '../core/services';
 import type { Ledger } from '../core/storage/store';
 import type { WorkflowService } from '../core/workflow/workflowService';
 import type { QueueService } from '../core/queue/queueService';
+import type { TransferService } from '../core/transfer/transferService';
+import type { ReviewService } from '../core/review/reviewService';
 import { loadCore } from './core';
 
 const DEBOUNCE_MS = 100;
@@ -27,16 +29,20 @@ export class LedgerHost implements vscode.Disposable {
     readonly ledgerPath: string,
     private readonly logger: Logger,
     private readonly summaryProviders: readonly SummaryProvider[],
+    /** The team ledger on PostgreSQL (agentProgress.databaseUrl), used instead of the file; views refresh through LISTEN/NOTIFY. */
+    readonly databaseUrl?: string,
   ) {}
 
   private get services(): Services {
     this.servicesInstance ??= new (loadCore().Services)({
-      config: { dbPath: this.ledgerPath, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      config: { dbPath: this.ledgerPath, ...(this.databaseUrl ? { databaseUrl: this.databaseUrl } : {}), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
       logger: this.logger,
       summaryProviders: this.summaryProviders,
       // The extension host only reads and caches summaries: snapshots are the servers' job, and
       // exporting would double this process's memory for a moment.
       ledger: { watch: true, checkpoint: false },
+      // Review definitions are read from the workspace folder (the extension host's cwd is not it).
+      ...(vscode.workspace.workspaceFolders?.[0] ? { reviewWorkspace: vscode.workspace.workspaceFolders[0].uri.fsPath } : {}),
     });
     return this.servicesInstance;
   }
@@ -69,6 +75,17 @@ export class LedgerHost implements vscode.Disposable {
   async workflow(): Promise<WorkflowService> {
     await this.ledger();
     return this.services.workflow();
+  }
+
+  /** Export, import and retention of the whole ledger. */
+  async transfer(): Promise<TransferService> {
+    await this.ledger();
+    return this.services.transfer();
+  }
+
+  async review(): Promise<ReviewService> {
+    await this.ledger();
+    return this.services.review();
   }
 
   private announce(): void {

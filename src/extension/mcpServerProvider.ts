@@ -13,6 +13,8 @@ export interface McpProviderDeps {
   extensionPath: string;
   version: string;
   ledgerPath: string;
+  /** The team ledger on PostgreSQL (agentProgress.databaseUrl): the servers use it instead of the file. */
+  databaseUrl?: string;
   apiKeys: ApiKeyStore;
   workspaceFolder: () => string | undefined;
   /** The transcript folders for the traces toolset's server (the same the Agent Sessions view reads). */
@@ -23,6 +25,11 @@ export function serverScript(extensionPath: string): string {
   return path.join(extensionPath, 'dist', 'server.js');
 }
 
+/** The label VS Code shows for one toolset's server (and part of its definition id). */
+export function serverLabel(toolset: Toolset): string {
+  return `Agent Progress: ${toolset}`;
+}
+
 /** The definition of one toolset's server (without the key). Exported for tests. */
 export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscode.McpStdioServerDefinition {
   const settings = readSettings();
@@ -31,12 +38,13 @@ export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscod
     ELECTRON_RUN_AS_NODE: '1',
     AGENT_PROGRESS_DB_PATH: deps.ledgerPath,
   };
+  if (deps.databaseUrl) env.AGENT_PROGRESS_DATABASE_URL = deps.databaseUrl;
   const folder = deps.workspaceFolder();
   if (folder) env.AGENT_PROGRESS_PROJECT = defaultProjectId(folder);
   if (settings.summaryBaseUrl) env.OPENAI_BASE_URL = settings.summaryBaseUrl;
   if (settings.summaryModel) env.AGENT_PROGRESS_MODEL = settings.summaryModel;
   if (toolset === 'traces') Object.assign(env, deps.traceEnv?.() ?? {});
-  const definition = new vscode.McpStdioServerDefinition(`Agent Progress: ${toolset}`, process.execPath, [serverScript(deps.extensionPath), '--toolset', toolset], env, deps.version);
+  const definition = new vscode.McpStdioServerDefinition(serverLabel(toolset), process.execPath, [serverScript(deps.extensionPath), '--toolset', toolset], env, deps.version);
   if (folder) definition.cwd = vscode.Uri.file(folder);
   return definition;
 }
@@ -48,7 +56,9 @@ export function registerMcpServerProvider(context: vscode.ExtensionContext, deps
     provideMcpServerDefinitions: () => readSettings().toolsets.map((toolset) => serverDefinition(deps, toolset)),
     resolveMcpServerDefinition: async (server) => {
       const key = await deps.apiKeys.get();
-      if (key) server.env = { ...server.env, OPENAI_API_KEY: key };
+      // agentProgress.summary.provider "editor" or "none": the servers get no key for the endpoint.
+      const provider = readSettings().summaryProvider;
+      if (key && (provider === 'auto' || provider === 'endpoint')) server.env = { ...server.env, OPENAI_API_KEY: key };
       return server;
     },
   };

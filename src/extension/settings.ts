@@ -9,9 +9,19 @@ export interface Settings {
   toolsets: Toolset[];
   /** An absolute ledger path chosen by the user, or undefined for workspace storage. */
   ledgerPath: string | undefined;
+  /** A PostgreSQL connection string: the team ledger, used instead of the file (takes effect after a reload). */
+  databaseUrl: string | undefined;
   summaryBaseUrl: string | undefined;
   summaryModel: string | undefined;
+  /** Who writes summaries: auto (the editor's model, else the endpoint), editor, endpoint, or none (an excerpt). */
+  summaryProvider: SummaryProviderChoice;
+  /** Entries older than this many days are archived or deleted by Archive or Delete Old Entries; 0: ask. */
+  retentionDays: number;
+  retentionAction: 'archive' | 'delete';
 }
+
+export const SUMMARY_PROVIDERS = ['auto', 'editor', 'endpoint', 'none'] as const;
+export type SummaryProviderChoice = (typeof SUMMARY_PROVIDERS)[number];
 
 export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
@@ -21,7 +31,18 @@ export function readSettings(): Settings {
     const v = config.get<string>(key, '');
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
-  return { toolsets: [...new Set(toolsets)], ledgerPath: text('ledgerPath'), summaryBaseUrl: text('summary.baseUrl'), summaryModel: text('summary.model') };
+  const provider = config.get<string>('summary.provider', 'auto');
+  const days = config.get<number>('retention.days', 0);
+  return {
+    toolsets: [...new Set(toolsets)],
+    ledgerPath: text('ledgerPath'),
+    databaseUrl: text('databaseUrl'),
+    summaryBaseUrl: text('summary.baseUrl'),
+    summaryModel: text('summary.model'),
+    summaryProvider: (SUMMARY_PROVIDERS as readonly string[]).includes(provider) ? (provider as SummaryProviderChoice) : 'auto',
+    retentionDays: typeof days === 'number' && Number.isInteger(days) && days > 0 ? days : 0,
+    retentionAction: config.get<string>('retention.action', 'archive') === 'delete' ? 'delete' : 'archive',
+  };
 }
 
 /** True when a configuration change touches any of our settings. */

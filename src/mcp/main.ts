@@ -3,7 +3,7 @@
 // tool call that needs it, so spawning the server is cheap.
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { loadConfig } from '../core/config';
+import { ledgerLabel, loadConfig } from '../core/config';
 import { isLedgerError } from '../core/errors';
 import { createLogger } from '../core/log';
 import { Services } from '../core/services';
@@ -206,7 +206,7 @@ async function main(): Promise<void> {
     );
     stop = () => http.close();
     if (args.toolsets.includes('queue')) await services.queue();
-    logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} at ${http.url} (bearer token: ${source}); ledger ${config.dbPath}`, { port: http.port });
+    logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} at ${http.url} (bearer token: ${source}); ledger ${ledgerLabel(config)}`, { port: http.port });
     return;
   }
 
@@ -221,7 +221,7 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed'));
   process.stdin.on('close', () => void shutdown('stdin closed'));
   await server.connect(transport);
-  logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} over stdio; ledger ${config.dbPath} (opened on first use)`);
+  logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} over stdio; ledger ${ledgerLabel(config)} (opened on first use)`);
 }
 
 if (require.main === module) {

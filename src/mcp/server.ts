@@ -5,6 +5,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../core/log';
 import { newQueueSession, type QueueSession } from '../core/queue/queueService';
 import type { Services } from '../core/services';
+import { installPrompts } from './prompts';
+import { installResources } from './resources';
 import { samplingProvider } from './sampling';
 import { installTools } from './toolRegistry';
 import { toolsFor, type ToolsetName } from './toolsets';
@@ -38,6 +40,10 @@ export function serverInstructions(toolsets: readonly ToolsetName[], project: st
     traces:
       'Agent sessions: list_sessions and search_event_previews find what agents did in their own transcripts on this ' +
       'machine; get_session_details and analyze_session explain one session, get_event_details shows one event whole.',
+    review:
+      'Review: call get_workflow first (it starts the review from .agent-progress/reviews/ and lists the agents in order), ' +
+      'set_phase agents-running, then start_agent and complete_agent around each audit, set_phase synthesizing, publishing, completed; ' +
+      'queue comments and thread changes with add_action (a person approves them) and read open threads with get_threads.',
   };
   return ['Agent Progress is the shared ledger of every agent working on this repository.', ...toolsets.map((t) => parts[t])].join(' ');
 }
@@ -52,5 +58,8 @@ export function createServer(deps: ServerDeps): McpServer {
   );
   const session = deps.session ?? newQueueSession();
   installTools(mcp.server, tools, { logger: deps.logger, samplingProvider: () => samplingProvider(mcp.server), session });
+  const context = { services: deps.services, logger: deps.logger, toolsets: deps.toolsets, project: deps.project, session };
+  installResources(mcp.server, context);
+  installPrompts(mcp, context);
   return mcp;
 }

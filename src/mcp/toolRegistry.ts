@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Logger } from '../core/log';
 import type { SummaryProvider } from '../core/progress/summariser';
 import type { QueueSession } from '../core/queue/queueService';
-import { errorToResult, ProtocolError } from './toolResult';
+import { errorToResult, fitResult, ProtocolError } from './toolResult';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -38,6 +38,13 @@ export interface ToolDefinition {
    */
   shallowOutput?: boolean;
   annotations: ToolAnnotations;
+  /**
+   * The most this tool's answer may weigh in bytes (default RESPONSE_BUDGET, 30 KB; never above
+   * RESPONSE_CEILING, 100 KB). Larger answers are cut by fitResult.
+   */
+  responseBudget?: number;
+  /** Where the rest is when an answer is cut (e.g. "get_task returns one task in full"). */
+  more?: string;
   handler(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
 }
 
@@ -106,7 +113,13 @@ export function installTools(
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server offers ${[...byName.keys()].join(', ')}.`);
     }
     try {
-      return await tool.handler(request.params.arguments ?? {}, { signal: extra.signal, samplingProvider: options.samplingProvider(), session: options.session });
+      const result = await tool.handler(request.params.arguments ?? {}, { signal: extra.signal, samplingProvider: options.samplingProvider(), session: options.session });
+      return fitResult(result, {
+        tool: tool.name,
+        readOnly: tool.annotations.readOnlyHint,
+        ...(tool.responseBudget !== undefined ? { budget: tool.responseBudget } : {}),
+        ...(tool.more ? { more: tool.more } : {}),
+      });
     } catch (err) {
       return errorToResult(err, tool.name, options.logger);
     }

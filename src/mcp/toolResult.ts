@@ -63,3 +63,84 @@ export function errorToResult(err: unknown, tool: string, logger: Logger): CallT
     retryable: true,
   });
 }
+
+/** No tool answers more than this by default (bytes of the whole result, text and structured content). */
+export const RESPONSE_BUDGET = 30 * 1024;
+/** No tool answers more than this at all, whatever it is asked. */
+export const RESPONSE_CEILING = 100 * 1024;
+/** Strings are never cut below this many characters; past it, an answer that still does not fit is refused. */
+const MIN_STRING_CHARS = 64;
+
+const resultBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** A copy of `value` with every string longer than `max` characters cut, saying how much was left out. */
+function capStrings(value: unknown, max: number, cut: { count: number }): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= max) return value;
+    const chars = Array.from(value);
+    if (chars.length <= max) return value;
+    cut.count++;
+    return `${chars.slice(0, max).join('')}…[truncated: ${chars.length - max} more characters]`;
+  }
+  if (Array.isArray(value)) return value.map((v) => capStrings(v, max, cut));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v, max, cut)]));
+  return value;
+}
+
+function longestString(v: unknown): number {
+  if (typeof v === 'string') return v.length;
+  let n = 0;
+  if (Array.isArray(v)) for (const x of v) n = Math.max(n, longestString(x));
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) n = Math.max(n, longestString(x));
+  return n;
+}
+
+/**
+ * Keeps a tool's answer within `budget` bytes (default 30 KB), and in any case within
+ * RESPONSE_CEILING (100 KB): when it is larger, every string is cut to the longest length that
+ * fits (found by bisection, so short fields stay whole), and a text line and
+ * `_meta["agent-progress/truncated"]` say so and where the rest is. An answer that cannot fit the
+ * budget even so (many short items: a large limit asked for) may use up to the ceiling; one that
+ * cannot fit that either becomes a `response_too_large` tool error. Tools bound their own lists
+ * first; this is the safety net.
+ */
+export function fitResult(result: CallToolResult, options: { tool: string; budget?: number; more?: string; readOnly?: boolean }): CallToolResult {
+  const budget = Math.min(options.budget ?? RESPONSE_BUDGET, RESPONSE_CEILING);
+  const size = resultBytes(result);
+  if (size <= budget) return result;
+  const { _meta: _ignored, ...body } = result;
+  const attempt = (max: number, limit: number): CallToolResult => {
+    const cut = { count: 0 };
+    const capped = capStrings(body, max, cut) as CallToolResult;
+    const note = `[truncated: this answer was ${Math.ceil(size / 1024)} KB; text longer than ${max} characters was cut to keep it under ${Math.round(limit / 1024)} KB.${options.more ? ` ${options.more}` : ''}]`;
+    return {
+      ...capped,
+      content: [...(capped.content ?? []), { type: 'text', text: note }],
+      _meta: { ...(result._meta ?? {}), 'agent-progress/truncated': { truncated: true, originalBytes: size, maxStringChars: max, strings: cut.count, ...(options.more ? { more: options.more } : {}) } },
+    };
+  };
+  const fit = (limit: number): CallToolResult | undefined => {
+    let lo = MIN_STRING_CHARS;
+    let hi = longestString(body);
+    if (hi <= lo || resultBytes(attempt(lo, limit)) > limit) return undefined;
+    // The longest per-string length whose answer fits.
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (resultBytes(attempt(mid, limit)) <= limit) lo = mid;
+      else hi = mid - 1;
+    }
+    return attempt(lo, limit);
+  };
+  const fitted = fit(budget) ?? (budget < RESPONSE_CEILING && size <= RESPONSE_CEILING ? result : fit(RESPONSE_CEILING));
+  if (fitted) return fitted;
+  const kb = Math.ceil(size / 1024);
+  return toolFailure({
+    code: 'response_too_large',
+    message:
+      options.readOnly === false
+        ? `${options.tool} was done, but its answer (${kb} KB) is too large to send (the limit is 100 KB); do not repeat the call.${options.more ? ` ${options.more}` : ''}`
+        : `${options.tool} would answer ${kb} KB, more than the 100 KB one answer may carry. Ask for less: a smaller limit, a narrower filter, or one item by id.${options.more ? ` ${options.more}` : ''}`,
+    details: { bytes: size, limit: RESPONSE_CEILING },
+    retryable: false,
+  });
+}

@@ -7,8 +7,9 @@ import { progressTools } from './tools/progress';
 import { queueTools } from './tools/queue';
 import { workflowTools } from './tools/workflow';
 import { tracesTools } from './tools/traces';
+import { reviewTools } from './tools/review';
 
-export const TOOLSET_NAMES = ['progress', 'queue', 'workflow', 'traces'] as const;
+export const TOOLSET_NAMES = ['progress', 'queue', 'workflow', 'traces', 'review'] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
 const BUILDERS: Record<ToolsetName, (services: Services) => ToolDefinition[]> = {
@@ -16,6 +17,7 @@ const BUILDERS: Record<ToolsetName, (services: Services) => ToolDefinition[]> = 
   queue: (services) => queueTools({ queue: () => services.queue() }),
   workflow: (services) => workflowTools({ workflow: () => services.workflow() }),
   traces: (services) => tracesTools({ traces: () => services.traces(), logger: services.logger }),
+  review: (services) => reviewTools({ review: () => services.review() }),
 };
 
 export class ToolsetError extends Error {}

@@ -7,6 +7,24 @@ import { silentLogger, type Logger } from '../../src/core/log';
 import { Services } from '../../src/core/services';
 import { createServer } from '../../src/mcp/server';
 import type { ToolsetName } from '../../src/mcp/toolsets';
+import { testPostgres } from './postgres';
+
+let backend: 'sqlite' | 'postgres' = 'sqlite';
+
+/** The backend connectInMemory opens its ledgers on (test/unit/mcp/onPostgres.test.ts switches it). */
+export function ledgerBackend(): 'sqlite' | 'postgres' {
+  return backend;
+}
+
+export function setLedgerBackend(value: 'sqlite' | 'postgres'): void {
+  backend = value;
+}
+
+async function postgresDatabase(): Promise<string> {
+  const server = await testPostgres();
+  if (!server) throw new Error('The MCP tests on PostgreSQL need PostgreSQL installed');
+  return server.createDatabase();
+}
 
 export interface Connected {
   client: Client;
@@ -26,15 +44,20 @@ export async function connectInMemory(options: {
   workspace?: string;
   /** Share these services (and ledger) instead of opening new ones: another client of the same server. */
   services?: Services;
+  /** A PostgreSQL ledger instead of the file (default: a fresh database when ledgerBackend() is postgres). */
+  databaseUrl?: string;
+  /** The workspace's project id, as AGENT_PROGRESS_PROJECT gives it to the server. */
+  project?: string;
 }): Promise<Connected> {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
+  const databaseUrl = options.databaseUrl ?? (ledgerBackend() === 'postgres' && !options.services ? await postgresDatabase() : undefined);
   const services = options.services ?? new Services({
-    config: { dbPath, openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+    config: { dbPath, ...(databaseUrl ? { databaseUrl } : {}), openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger,
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
   });
-  const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test' });
+  const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test-client', version: '1.0.0' }, options.clientOptions);
   options.setupClient?.(client);

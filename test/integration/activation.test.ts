@@ -30,6 +30,9 @@ describe('activation', () => {
     assert.equal(ext.isActive, true);
     assert.equal(path.basename(api.ledgerPath), 'data.db');
     assert.ok(api.activationMs >= 0);
+    // The first test file to run in this extension host: nothing has used the ledger yet.
+    assert.equal(api.deps.host.opened, false, 'the ledger opens on first use, not at activation');
+    assert.equal(fs.existsSync(`${api.ledgerPath}.journal`), false);
   });
 
   it('registers every command it contributes', async () => {

@@ -3,7 +3,6 @@
 
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
@@ -36,10 +35,10 @@ describe('Agent Progress in VS Code', function () {
     await chat?.close();
   });
 
-  it('activates without opening the ledger, which lives in workspace storage', () => {
+  it('keeps the ledger in workspace storage', () => {
+    // That activation opens nothing is checked in activation.test.ts, which runs first: the
+    // extension host is shared, and earlier files use the ledger.
     assert.equal(extension.isActive, true);
-    assert.equal(api.deps.host.opened, false, 'the ledger opens on first use, not at activation');
-    assert.equal(fs.existsSync(`${api.ledgerPath}.journal`), false);
     const storage = (api.deps.context.storageUri ?? api.deps.context.globalStorageUri).fsPath;
     assert.equal(path.dirname(api.ledgerPath), storage);
     console.log(`      activate() took ${api.activationMs.toFixed(1)} ms`);

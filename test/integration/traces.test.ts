@@ -94,7 +94,16 @@ describe('Agent Sessions in VS Code', function () {
   it('searches across sessions from the command palette and opens the session at the event', async () => {
     const { pick } = (await vscode.commands.executeCommand(CommandIds.searchAgentSessions)) as { pick: vscode.QuickPick<vscode.QuickPickItem & { match?: { session_id: string; event_index: number } }> };
     pick.value = 'ECONNREFUSED';
-    const item = await until(() => pick.items.find((i) => i.match?.session_id === X2), 'a result from the Codex sync session', 15_000, 50).catch((err: Error) => {
+    // A value set while the window is still opening the pick can be overwritten by the window's
+    // own (empty) one, as typing over it would be: type it once more if nothing was searched.
+    let retypeAt = Date.now() + 4_000;
+    const item = await until(() => {
+      if (Date.now() > retypeAt && pick.items.every((i) => i.match === undefined)) {
+        pick.value = 'ECONNREFUSED ';
+        retypeAt = Infinity;
+      }
+      return pick.items.find((i) => i.match?.session_id === X2);
+    }, 'a result from the Codex sync session', 15_000, 50).catch((err: Error) => {
       throw new Error(`${err.message}; the pick shows: ${pick.items.map((i) => i.label).join(' | ').slice(0, 600)}`);
     });
     assert.match(item.label, /ECONNREFUSED/);

@@ -172,7 +172,7 @@ export class ProgressService {
   }
 
   /** One project's entries, newest first, for views: optional tag filter, paged. */
-  listEntries(projectId: string, options: { tags?: string[]; limit: number; offset?: number }): Promise<{ entries: EntryListing[]; total: number }> {
+  listEntries(projectId: string | undefined, options: { tags?: string[]; limit: number; offset?: number }): Promise<{ entries: EntryListing[]; total: number }> {
     return this.deps.store.searchEntries({
       projectId,
       ...(options.tags && options.tags.length > 0 ? { tags: normaliseTags(options.tags) } : {}),

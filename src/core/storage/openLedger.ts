@@ -1,4 +1,5 @@
-// Opens the ledger behind the store interface. Today: the embedded sql.js engine at a file path.
+// Opens the ledger behind the store interface: the embedded sql.js engine at a file path, or
+// PostgreSQL when a connection string is given (teams whose agents run on several machines).
 
 import type { Logger } from '../log';
 import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
@@ -6,7 +7,10 @@ import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
 import { SqliteQueueStore } from './sqlite/queueRepo';
 import { SqliteWorkflowStore } from './sqlite/workflowRepo';
+import { SqliteReviewStore } from './sqlite/reviewRepo';
+import { SqliteTransferStore } from './sqlite/transferRepo';
 import { bm25 } from './sqlite/search';
+import { openPostgresLedger } from './postgres/openPostgresLedger';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
 
 export interface OpenLedgerOptions {
@@ -18,9 +22,18 @@ export interface OpenLedgerOptions {
   /** false in processes that only read and must keep memory low (the extension host). */
   checkpoint?: Partial<CheckpointPolicy> | false;
   lockTimeoutMs?: number;
+  /** A PostgreSQL connection string: the ledger lives there instead of in `file`. */
+  databaseUrl?: string;
 }
 
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
+  if (options.databaseUrl) {
+    return openPostgresLedger({
+      url: options.databaseUrl,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    });
+  }
   const engine = await SqliteEngine.open({
     file: options.file,
     schemas: SCHEMAS,
@@ -36,6 +49,8 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     progress,
     queue: new SqliteQueueStore(engine),
     workflow: new SqliteWorkflowStore(engine),
+    review: new SqliteReviewStore(engine),
+    transfer: new SqliteTransferStore(engine),
     get notices() {
       return engine.notices;
     },

@@ -1,9 +1,11 @@
-// The async store interface every core service talks to. The embedded sql.js engine implements
-// it today; a PostgreSQL backend can implement it later, so nothing here assumes synchronous SQL,
-// a single file, or SQL at all.
+// The async store interface every core service talks to. The embedded sql.js engine (sqlite/)
+// and PostgreSQL (postgres/) implement it, so nothing here assumes synchronous SQL, a single
+// file, or SQL at all.
 
 import type { EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../progress/types';
 import type { QueueStore } from './queueStore';
+import type { ReviewStore } from './reviewStore';
+import type { TransferStore } from './transferStore';
 import type { WorkflowStore } from './workflowStore';
 
 export interface ProgressStore {
@@ -29,7 +31,7 @@ export interface LedgerChange {
 }
 
 export interface LedgerStats {
-  backend: 'sqlite';
+  backend: 'sqlite' | 'postgres';
   location: string;
   generation: number;
   seq: number;
@@ -45,6 +47,9 @@ export interface Ledger {
   readonly progress: ProgressStore;
   readonly queue: QueueStore;
   readonly workflow: WorkflowStore;
+  readonly review: ReviewStore;
+  /** Export, import and retention of the whole ledger. */
+  readonly transfer: TransferStore;
   /** Things a person should be told, such as an unreadable file moved aside. */
   readonly notices: readonly string[];
   onDidChange(listener: (change: LedgerChange) => void): () => void;

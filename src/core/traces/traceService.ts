@@ -35,17 +35,21 @@ import {
 import { compareSessions, TraceIndex, type IndexedSession, type RefreshStats } from './traceIndex';
 import { PROVIDER_LABELS, PROVIDERS, type EventType, type Provider, type TokenCounts, type TraceEvent } from './types';
 
-/** Whole-result budgets (text and structured content together), per tool and level. */
+/**
+ * Whole-result budgets (text and structured content together), per tool and level. What a tool
+ * answers with its default arguments stays under 30 KB (list, projects, summary, analyze, search,
+ * details); levels asked for explicitly (turns, steps, full) go up to the 100 KB ceiling.
+ */
 export const BUDGETS = {
-  list: 40_000,
-  projects: 40_000,
-  summary: 30_000,
+  list: 28_000,
+  projects: 28_000,
+  summary: 28_000,
   turns: 60_000,
   steps: 98_000,
   full: 98_000,
   analyze: 12_000,
-  search: 30_000,
-  details: 98_000,
+  search: 28_000,
+  details: 28_000,
 } as const;
 
 const STEP_TEXT = 500;

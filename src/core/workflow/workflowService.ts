@@ -49,9 +49,24 @@ export interface CompletedTask extends CompleteTaskOutput {
 
 /** At most this many changed files are listed in complete_task's answer (the ledger keeps them all). */
 export const MAX_LISTED_FILES = 1_000;
+/** ...and at most this many characters of paths, so that the answer stays under 30 KB. */
+export const MAX_LISTED_PATH_CHARS = 8_000;
+
+const pathChars = (files: FilesChanged): number =>
+  [...files.added, ...files.modified, ...files.deleted].reduce((n, p) => n + p.length + 4, 0) + files.renamed.reduce((n, r) => n + r.from.length + r.to.length + 40, 0);
 
 /** The first `max` changed files, taken from each kind in proportion; how many were left out. */
 function capFiles(files: FilesChanged, max: number): { files: FilesChanged; omitted: number } {
+  // Fewer files while their paths are too long to list.
+  let capped = capCount(files, max);
+  for (let n = max; n > 10 && pathChars(capped.files) > MAX_LISTED_PATH_CHARS; ) {
+    n = Math.floor(n * 0.8);
+    capped = capCount(files, n);
+  }
+  return capped;
+}
+
+function capCount(files: FilesChanged, max: number): { files: FilesChanged; omitted: number } {
   const total = files.added.length + files.modified.length + files.deleted.length + files.renamed.length;
   if (total <= max) return { files, omitted: 0 };
   const share = (n: number) => Math.floor((n / total) * max);
@@ -286,7 +301,12 @@ export class WorkflowService {
     if (start) this.deps.snapshotter.release(start);
     this.deps.snapshotter.release(end.snapshot);
     const listed = capFiles(changes.files, MAX_LISTED_FILES);
-    const shownVerification = { ...verification, unexpected_files: verification.unexpected_files.slice(0, MAX_LISTED_FILES), warnings: [...verification.warnings] };
+    let unexpectedChars = 0;
+    const unexpected = verification.unexpected_files.slice(0, MAX_LISTED_FILES).filter((p) => (unexpectedChars += p.length + 4) <= MAX_LISTED_PATH_CHARS / 2);
+    const shownVerification = { ...verification, unexpected_files: unexpected, warnings: [...verification.warnings] };
+    if (unexpected.length < verification.unexpected_files.length) {
+      shownVerification.warnings.push(`${verification.unexpected_files.length - unexpected.length} of ${verification.unexpected_files.length} files outside the declared areas are left out of this answer.`);
+    }
     if (listed.omitted > 0) {
       const total = listed.omitted + listed.files.added.length + listed.files.modified.length + listed.files.deleted.length + listed.files.renamed.length;
       shownVerification.warnings.push(`${listed.omitted} of ${total} changed files are left out of this answer; all are recorded (agent-progress tracked-task ${task.id} lists them).`);

@@ -41,6 +41,7 @@ export function registerSearchAgentSessions(deps: ExtensionDeps): vscode.Disposa
     pick.matchOnDescription = false;
     pick.matchOnDetail = false;
     let generation = 0;
+    let searched: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     const service = deps.traces.service;
     const titles = (id: string): string => {
@@ -49,6 +50,7 @@ export function registerSearchAgentSessions(deps: ExtensionDeps): vscode.Disposa
     };
     const run = async (value: string): Promise<void> => {
       const mine = ++generation;
+      searched = value;
       if (value.trim() === '') {
         pick.items = [{ label: 'Type to search every agent session on this machine', alwaysShow: true }];
         return;
@@ -67,6 +69,9 @@ export function registerSearchAgentSessions(deps: ExtensionDeps): vscode.Disposa
     const done = new Promise<void>((resolve) => {
       pick.onDidChangeValue((value) => {
         if (timer) clearTimeout(timer);
+        // The window echoes a value set here (the command's argument): it is searched already,
+        // and searching again would replace the items under a person's selection.
+        if (value === searched) return;
         timer = setTimeout(() => void run(value), DEBOUNCE_MS);
       });
       pick.onDidAccept(() => {

@@ -177,7 +177,7 @@ describe('server arguments', () => {
   it('refuses two toolsets that define the same tool, and leaves one out of "all" with a reason', () => {
     assert.throws(() => parseToolsets('queue,workflow'), /Toolsets queue and workflow both define complete_task; run them as separate servers \(--toolset queue and --toolset workflow\)/);
     const args = parseArgs(['--toolset', 'all']);
-    assert.deepEqual(args.toolsets, ['progress', 'queue', 'traces']);
+    assert.deepEqual(args.toolsets, ['progress', 'queue', 'traces', 'review']);
     assert.deepEqual(args.skipped, [{ toolset: 'workflow', tool: 'complete_task', with: 'queue' }]);
     assert.deepEqual(parseToolsets('workflow,progress,traces'), ['workflow', 'progress', 'traces']);
   });

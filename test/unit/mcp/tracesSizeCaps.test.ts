@@ -102,7 +102,7 @@ describe('traces response size caps (50 MB transcript)', function () {
       text += r.chunk.text;
       cursor = r.next_cursor;
       chunks++;
-      assert.ok(chunks < 200);
+      assert.ok(chunks < 400, `${chunks} chunks`);
     }
     const original = JSON.parse(fs.readFileSync(huge.file, 'utf8').split('\n').find((l) => l.includes('"tool_result"'))!).message.content[0].content as string;
     assert.equal(text.length, original.length);

@@ -2,7 +2,7 @@
 
 import { getContextInput, getContextOutput } from '../../../core/progress/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
-import { toolSuccess } from '../../toolResult';
+import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { ProgressToolDeps } from './deps';
 
 export function registerGetContext(deps: ProgressToolDeps): ToolDefinition {
@@ -15,6 +15,8 @@ export function registerGetContext(deps: ProgressToolDeps): ToolDefinition {
     input: getContextInput,
     output: getContextOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    // includeFull returns the whole entry (10,000 characters at most); the default stays small.
+    responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {
       const service = await deps.progress();
       const out = await service.getContext(args, {

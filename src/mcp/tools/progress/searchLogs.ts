@@ -2,7 +2,7 @@
 
 import { searchLogsInput, searchLogsOutput } from '../../../core/progress/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
-import { toolSuccess } from '../../toolResult';
+import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { ProgressToolDeps } from './deps';
 
 export function registerSearchLogs(deps: ProgressToolDeps): ToolDefinition {
@@ -16,6 +16,8 @@ export function registerSearchLogs(deps: ProgressToolDeps): ToolDefinition {
     input: searchLogsInput,
     output: searchLogsOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // Up to 100 listings when asked; the default 20 stay under 30 KB.
+    responseBudget: RESPONSE_CEILING,
     async handler(args) {
       const service = await deps.progress();
       const { entries, total } = await service.searchLogs(args);

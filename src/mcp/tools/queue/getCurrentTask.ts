@@ -2,7 +2,7 @@
 
 import { agentInput, currentTaskOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
-import { toolSuccess } from '../../toolResult';
+import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { assignedText } from './format';
 
@@ -15,6 +15,7 @@ export function registerGetCurrentTask(deps: QueueToolDeps): ToolDefinition {
     output: currentTaskOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {
       const task = await (await deps.queue()).getCurrentTask(args, ctx.session);
       return toolSuccess(task ? assignedText(task, true) : 'You hold no task: call request_task.', { task: task ?? null });

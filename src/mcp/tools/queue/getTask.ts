@@ -15,6 +15,7 @@ export function registerGetTask(deps: QueueToolDeps): ToolDefinition {
     output: taskWithHistoryOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    more: 'get_current_task (for the task you hold), `agent-progress get-task ID --json` and the task page in VS Code show it whole.',
     async handler(args, ctx) {
       const task = await (await deps.queue()).getTask(args, ctx.session);
       return toolSuccess([taskLine(task), ...task.attempts.map((a) => `  ${attemptLine(a)}`)].join('\n'), { task });

@@ -15,6 +15,7 @@ export function registerGetTaskHistory(deps: QueueToolDeps): ToolDefinition {
     output: historyOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    more: '`agent-progress get-task-history ID --json` shows every attempt whole.',
     async handler(args, ctx) {
       const out = await (await deps.queue()).getTaskHistory(args, ctx.session);
       return toolSuccess(out.attempts.length ? out.attempts.map(attemptLine).join('\n') : `Task ${out.taskId} has not been attempted yet.`, out);

@@ -14,6 +14,7 @@ export function registerGetTaskType(deps: QueueToolDeps): ToolDefinition {
     output: taskTypeResult,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    more: '`agent-progress get-task-type PROJECT TYPE --json` shows it whole.',
     async handler(args, ctx) {
       const type = await (await deps.queue()).getTaskType(args, ctx.session);
       return toolSuccess(`${type.name} (${type.id}): ${type.template ?? 'no template'}`, { taskType: type });

@@ -14,6 +14,7 @@ export function registerListTaskTypes(deps: QueueToolDeps): ToolDefinition {
     output: taskTypesOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    more: 'get_task_type returns one task type.',
     async handler(args, ctx) {
       const taskTypes = await (await deps.queue()).listTaskTypes(args, ctx.session);
       const lines = taskTypes.map((t) => `${t.name} (${t.id})${t.variables.length ? `: ${t.variables.join(', ')}` : ''}`);

@@ -15,6 +15,7 @@ export function registerListTasks(deps: QueueToolDeps): ToolDefinition {
     output: tasksOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    more: 'get_task returns one task in full.',
     async handler(args, ctx) {
       const out = await (await deps.queue()).listTasks(args, ctx.session);
       const more = out.total > out.tasks.length ? `\n(${out.tasks.length} of ${out.total}; use offset for more)` : '';

@@ -2,7 +2,7 @@
 
 import { agentInput, requestTaskOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
-import { toolSuccess } from '../../toolResult';
+import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { assignedText } from './format';
 
@@ -15,6 +15,8 @@ export function registerRequestTask(deps: QueueToolDeps): ToolDefinition {
     output: requestTaskOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // The instructions are the work itself: sent whole (the seed's 20,000 characters), up to the ceiling.
+    responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {
       const out = await (await deps.queue()).requestTask(args, ctx.session);
       let text: string;

@@ -2,6 +2,7 @@
 // Output schemas are listed to their top level (shallowOutput): the JSON each tool returns says the rest.
 
 import type { ToolDefinition } from '../../toolRegistry';
+import { RESPONSE_CEILING } from '../../toolResult';
 import { registerAnalyzeSession } from './analyzeSession';
 import type { TraceToolDeps } from './deps';
 import { registerGetEventDetails } from './getEventDetails';
@@ -12,7 +13,9 @@ import { registerSearchEventPreviews } from './searchEventPreviews';
 import { registerSearchEvents } from './searchEvents';
 
 export function tracesTools(deps: TraceToolDeps): ToolDefinition[] {
-  return [
+  // These tools fill their pages to their own budgets (BUDGETS in traceService: under 30 KB by
+  // default, up to the 100 KB ceiling for the levels asked for) and page with cursors.
+  const tools = [
     registerListSessions(deps),
     registerGetProjectInfo(deps),
     registerGetSessionDetails(deps),
@@ -21,4 +24,5 @@ export function tracesTools(deps: TraceToolDeps): ToolDefinition[] {
     registerGetEventDetails(deps),
     registerSearchEvents(deps),
   ];
+  return tools.map((t) => ({ ...t, responseBudget: RESPONSE_CEILING }));
 }

@@ -33,7 +33,8 @@ function summary(out: CompletedTask): string {
   lines.push(...listed.slice(0, 30).map((l) => `  ${l}`));
   if (listed.length > 30) lines.push(`  … and ${listed.length - 30} more (see structuredContent)`);
   if (out.commits.length > 0) lines.push(`Commits during the task: ${out.commits.length}.`);
-  lines.push(out.verification.scope_match ? 'Scope: every changed file is inside the declared areas.' : `Outside the declared areas: ${out.verification.unexpected_files.join(', ')}`);
+  const outside = out.verification.unexpected_files;
+  lines.push(out.verification.scope_match ? 'Scope: every changed file is inside the declared areas.' : `Outside the declared areas: ${outside.slice(0, 30).join(', ')}${outside.length > 30 ? `, … and ${outside.length - 30} more (see structuredContent)` : ''}`);
   for (const w of out.verification.warnings) lines.push(`Warning: ${w}`);
   return lines.join('\n');
 }

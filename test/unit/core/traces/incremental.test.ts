@@ -114,6 +114,7 @@ describe('incremental trace indexing', () => {
   });
 
   it('indexes read-only transcripts in read-only folders', async function () {
+    // Root reads every file whatever its mode, so a read-only folder cannot be made for it: skipped as root.
     if (process.getuid?.() === 0) this.skip();
     const home = tempDir();
     copyTree(FIXTURE_HOME, home);

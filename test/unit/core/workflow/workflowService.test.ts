@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { initRepo } from '../../../helpers/gitRepo';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
 import { OUTCOME, openWorkflow, type WorkflowHarness } from '../../../helpers/workflow';
+import { MAX_LISTED_PATH_CHARS } from '../../../../src/core/workflow/workflowService';
 
 describe('WorkflowService', function () {
   this.timeout(60_000);
@@ -141,7 +142,7 @@ describe('WorkflowService', function () {
     assert.deepEqual((await h.service.listProjects()).map((p) => p.projectId).sort(), ['other-project', 'shop']);
   });
 
-  it('lists at most 1,000 changed files in its answer and keeps every one in the ledger', async () => {
+  it('lists the changed files that fit its answer (at most 1,000, and 8,000 characters of paths) and keeps every one in the ledger', async () => {
     const { h, repo } = await harness();
     const wf = await h.service.startWorkflow({ name: 'Vendoring' });
     const t = await h.service.startTask({ workflow_id: wf.workflow_id, name: 'Vendor a library', goal: 'g', areas: ['vendor'] });
@@ -149,7 +150,8 @@ describe('WorkflowService', function () {
     repo.write('README.md', 'shop, with a vendored library');
     const out = await h.service.completeTask({ task_id: t.task_id, status: 'success', outcome: OUTCOME });
     const listed = out.files_changed.added.length + out.files_changed.modified.length;
-    assert.ok(listed <= 1_000 && listed >= 998, String(listed));
+    const chars = [...out.files_changed.added, ...out.files_changed.modified].reduce((n, p) => n + p.length + 4, 0);
+    assert.ok(listed <= 1_000 && listed >= 250 && chars <= MAX_LISTED_PATH_CHARS, `${listed} files, ${chars} characters`);
     assert.match(out.verification.warnings.join('\n'), new RegExp(`\\d+ of 1201 changed files are left out of this answer; all are recorded \\(agent-progress tracked-task ${t.task_id} lists them\\)\\.`));
     const stored = await h.service.task(t.task_id);
     assert.equal(stored.filesChanged!.added.length, 1_200);

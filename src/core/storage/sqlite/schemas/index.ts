@@ -4,6 +4,8 @@ import type { SchemaStream } from '../engine';
 import { progressSchema } from './progress';
 import { queueSchema } from './queue';
 import { workflowSchema } from './workflow';
+import { archiveSchema } from './archive';
+import { reviewSchema } from './review';
 
 // Order matters where one part builds on another: queue extends the projects that progress creates.
-export const SCHEMAS: readonly SchemaStream[] = [progressSchema, queueSchema, workflowSchema];
+export const SCHEMAS: readonly SchemaStream[] = [progressSchema, queueSchema, workflowSchema, archiveSchema, reviewSchema];

@@ -1,0 +1,59 @@
+// Opens the ledger on PostgreSQL behind the same Ledger interface as the embedded engine: the
+// stores of every toolset over one connection pool, change events through LISTEN/NOTIFY. The
+// location it reports is the connection string with its password redacted.
+
+import type { Logger } from '../../log';
+import type { Ledger, LedgerChange, LedgerStats } from '../store';
+import { PgEngine } from './engine';
+import { PgProgressStore } from './progressRepo';
+import { PgQueueStore } from './queueRepo';
+import { PgReviewStore } from './reviewRepo';
+import { PG_SCHEMAS } from './schemas';
+import { PgTransferStore } from './transferRepo';
+import { PgWorkflowStore } from './workflowRepo';
+
+export interface OpenPostgresOptions {
+  url: string;
+  logger?: Logger;
+  /** LISTEN for other processes' writes (views); off for servers, which do not need them. */
+  watch?: boolean;
+  maxConnections?: number;
+}
+
+export async function openPostgresLedger(options: OpenPostgresOptions): Promise<Ledger> {
+  const engine = await PgEngine.open({
+    url: options.url,
+    schemas: PG_SCHEMAS,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+  });
+  const progress = new PgProgressStore(engine);
+  return {
+    location: engine.location,
+    progress,
+    queue: new PgQueueStore(engine),
+    workflow: new PgWorkflowStore(engine),
+    review: new PgReviewStore(engine),
+    transfer: new PgTransferStore(engine),
+    get notices() {
+      return engine.notices;
+    },
+    onDidChange: (listener: (change: LedgerChange) => void) => engine.onDidChange((c) => listener({ foreign: c.foreign, maintenance: c.maintenance })),
+    // Every read goes to the server: there is nothing to catch up on.
+    refresh: async () => undefined,
+    stats: async (): Promise<LedgerStats> => ({
+      backend: 'postgres',
+      location: engine.location,
+      generation: 0,
+      seq: 0,
+      changes: engine.changes,
+      snapshotBytes: 0,
+      journalBytes: 0,
+    }),
+    // PostgreSQL keeps its own files: VACUUM and checkpoints are the server's job.
+    compact: async () => undefined,
+    settle: () => progress.flushIndex(),
+    close: () => engine.close(),
+  };
+}

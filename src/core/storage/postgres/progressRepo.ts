@@ -1,0 +1,244 @@
+// ProgressStore on PostgreSQL: every SQL statement of the progress log for this backend. Entries
+// are indexed for full-text search in the same transaction that stores them (a tsvector column
+// with a GIN index), so flushIndex has nothing to do here.
+
+import { LedgerError } from '../../errors';
+import type { EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
+import { fold } from '../../text';
+import type { ProgressStore } from '../store';
+import type { PgEngine, PgReadTx, PgValue } from './engine';
+import { fullTextTsQuery, RANK_WEIGHTS, searchWords } from './search';
+
+interface EntryRow {
+  id: string;
+  project_id: string;
+  title: string;
+  content: string;
+  summary: string | null;
+  summary_source: string | null;
+  created_at: string;
+  tags: string;
+  agent_id: string | null;
+}
+
+interface ListingRow {
+  id: string;
+  project_id: string;
+  title: string;
+  created_at: string;
+  tags: string;
+  agent_id: string | null;
+  has_summary: boolean;
+  snippet?: string | null;
+}
+
+const ENTRY_COLUMNS = 'id, project_id, title, content, summary, summary_source, created_at, tags, agent_id';
+const LISTING_COLUMNS = 'e.id, e.project_id, e.title, e.created_at, e.tags, e.agent_id, e.summary IS NOT NULL AS has_summary';
+
+function parseTags(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function toEntry(row: EntryRow): LogEntry {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    title: row.title,
+    content: row.content,
+    summary: row.summary,
+    summarySource: (row.summary_source as SummarySource | null) ?? null,
+    createdAt: row.created_at,
+    tags: parseTags(row.tags),
+    agentId: row.agent_id,
+  };
+}
+
+function toListing(row: ListingRow): EntryListing {
+  const listing: EntryListing = {
+    id: row.id,
+    projectId: row.project_id,
+    title: row.title,
+    createdAt: row.created_at,
+    tags: parseTags(row.tags),
+    agentId: row.agent_id,
+    hasSummary: row.has_summary === true,
+  };
+  if (typeof row.snippet === 'string') listing.snippet = row.snippet.replace(/\s+/g, ' ').trim();
+  return listing;
+}
+
+function textBound(iso: string): string {
+  if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
+  if (iso.startsWith('-')) return '0000-01-01T00:00:00.000Z';
+  return iso;
+}
+
+/** The tsvector of an entry: title words weighted A, content words B. */
+export const ENTRY_SEARCH_SQL = "setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')";
+
+/** The parameters of ENTRY_SEARCH_SQL for a title and content. */
+export function entrySearchParams(title: string, content: string): [string, string] {
+  return [searchWords(title), searchWords(content)];
+}
+
+interface Filter {
+  where: string[];
+  params: PgValue[];
+  tsquery: string | undefined;
+}
+
+function filter(q: EntryQuery): Filter {
+  const where: string[] = [];
+  const params: PgValue[] = [];
+  if (q.projectId !== undefined) {
+    where.push('e.project_id = ?');
+    params.push(q.projectId);
+  }
+  if (q.startDate) {
+    where.push('e.created_at >= ?');
+    params.push(textBound(q.startDate));
+  }
+  if (q.endDate) {
+    where.push('e.created_at <= ?');
+    params.push(textBound(q.endDate));
+  }
+  let tsquery: string | undefined;
+  if (q.text !== undefined && q.text.trim() !== '') {
+    tsquery = fullTextTsQuery(q.text);
+    if (!tsquery) throw new LedgerError('invalid_argument', 'text has no words to search for: give at least one word or "phrase"');
+    where.push("e.search @@ to_tsquery('simple', ?)");
+    params.push(tsquery);
+  }
+  const query = q.query ? fold(q.query) : '';
+  if (query.length > 0) {
+    where.push('strpos(e.title_fold, ?) > 0');
+    params.push(query);
+  }
+  for (const tag of new Set((q.tags ?? []).map((t) => fold(t.trim())))) {
+    where.push('e.n IN (SELECT entry_n FROM entry_tags WHERE tag_fold = ?)');
+    params.push(tag);
+  }
+  return { where, params, tsquery };
+}
+
+export class PgProgressStore implements ProgressStore {
+  constructor(private readonly engine: PgEngine) {}
+
+  async insertEntry(entry: NewEntry): Promise<void> {
+    const titleFold = fold(entry.title);
+    await this.engine.write(async (tx) => {
+      if (await tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) {
+        throw new LedgerError('conflict', `An entry with id ${entry.id} already exists`, { retryable: true });
+      }
+      // The project's counters are kept by a trigger (as in the embedded engine).
+      await tx.run('INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [entry.projectId, entry.projectId, entry.createdAt]);
+      const row = await tx.get<{ n: string }>(
+        `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ENTRY_SEARCH_SQL}) RETURNING n`,
+        [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content, ...entrySearchParams(entry.title, entry.content)],
+      );
+      for (const tag of entry.tags) {
+        await tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+          fold(tag),
+          entry.projectId,
+          entry.createdAt,
+          row!.n,
+          tag,
+        ]);
+      }
+    });
+  }
+
+  /** Entries are indexed as they are written: nothing waits. */
+  async flushIndex(): Promise<void> {}
+
+  async getEntry(projectId: string, id: string): Promise<LogEntry | undefined> {
+    return this.engine.read(async (tx) => {
+      const row = await tx.get<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM log_entries WHERE project_id = ? AND id = ?`, [projectId, id]);
+      return row ? toEntry(row) : undefined;
+    });
+  }
+
+  async findEntry(id: string): Promise<LogEntry | undefined> {
+    return this.engine.read(async (tx) => {
+      const row = await tx.get<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM log_entries WHERE id = ?`, [id]);
+      return row ? toEntry(row) : undefined;
+    });
+  }
+
+  async saveSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<{ summary: string; source: SummarySource }> {
+    return this.engine.write(async (tx) => {
+      const row = await tx.get<{ summary: string | null; summary_source: string | null }>(
+        'SELECT summary, summary_source FROM log_entries WHERE project_id = ? AND id = ? FOR UPDATE',
+        [projectId, id],
+      );
+      if (!row) throw new LedgerError('not_found', `Entry not found: ${id} in project ${projectId}`);
+      if (row.summary !== null) return { summary: row.summary, source: (row.summary_source as SummarySource | null) ?? source };
+      await tx.run('UPDATE log_entries SET summary = ?, summary_source = ? WHERE project_id = ? AND id = ? AND summary IS NULL', [summary, source, projectId, id]);
+      return { summary, source };
+    });
+  }
+
+  async searchEntries(q: EntryQuery): Promise<EntryPage> {
+    const f = filter(q);
+    return this.engine.read(async (tx) => {
+      const total = await this.count(tx, q, f);
+      if (total === 0) return { entries: [], total };
+      const where = f.where.length > 0 ? f.where.join(' AND ') : 'TRUE';
+      const page: PgValue[] = [q.limit, q.offset ?? 0];
+      if (f.tsquery !== undefined) {
+        // Rank every match, build listings and snippets for the page only.
+        const rows = await tx.all<ListingRow>(
+          `WITH top AS (
+             SELECT e.n, ts_rank(?, e.search, to_tsquery('simple', ?), 1) AS rank, e.created_at FROM log_entries e
+              WHERE ${where} ORDER BY rank DESC, e.created_at DESC, e.n DESC LIMIT ? OFFSET ?
+           )
+           SELECT ${LISTING_COLUMNS},
+                  ts_headline('simple', CASE WHEN ts_filter(e.search, '{b}') @@ to_tsquery('simple', ?) THEN e.content ELSE e.title END, to_tsquery('simple', ?),
+                              'StartSel="", StopSel="", MaxWords=14, MinWords=5, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "') AS snippet
+             FROM top JOIN log_entries e ON e.n = top.n
+            ORDER BY top.rank DESC, top.created_at DESC, top.n DESC`,
+          [RANK_WEIGHTS, f.tsquery, ...f.params, ...page, f.tsquery, f.tsquery],
+        );
+        return { entries: rows.map(toListing), total };
+      }
+      const rows = await tx.all<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`, [...f.params, ...page]);
+      return { entries: rows.map(toListing), total };
+    });
+  }
+
+  private async count(tx: PgReadTx, q: EntryQuery, f: Filter): Promise<number> {
+    // An unfiltered count comes from the projects' counters, as in the embedded engine.
+    if (f.where.length === 1 && q.projectId !== undefined) {
+      return Number((await tx.get<{ n: string }>('SELECT entry_count AS n FROM projects WHERE project_id = ?', [q.projectId]))?.n ?? 0);
+    }
+    if (f.where.length === 0) return Number((await tx.get<{ n: string }>('SELECT coalesce(sum(entry_count), 0) AS n FROM projects'))?.n ?? 0);
+    return Number((await tx.get<{ n: string }>(`SELECT count(*) AS n FROM log_entries e WHERE ${f.where.join(' AND ')}`, f.params))?.n ?? 0);
+  }
+
+  async listProjects(): Promise<ProjectInfo[]> {
+    return this.engine.read(async (tx) =>
+      (
+        await tx.all<{ project_id: string; name: string; created_at: string; entry_count: string; last_entry_at: string | null }>(
+          'SELECT project_id, name, created_at, entry_count, last_entry_at FROM projects ORDER BY last_entry_at IS NULL, last_entry_at DESC, project_id',
+        )
+      ).map((r) => ({ projectId: r.project_id, name: r.name, createdAt: r.created_at, entryCount: Number(r.entry_count), lastEntryAt: r.last_entry_at })),
+    );
+  }
+
+  async listTags(projectId: string): Promise<TagCount[]> {
+    return this.engine.read(async (tx) =>
+      (
+        await tx.all<{ tag: string; n: string }>(
+          'SELECT min(tag) AS tag, count(*) AS n FROM entry_tags WHERE project_id = ? GROUP BY tag_fold ORDER BY n DESC, min(tag)',
+          [projectId],
+        )
+      ).map((r) => ({ tag: r.tag, count: Number(r.n) })),
+    );
+  }
+}

@@ -1,0 +1,75 @@
+// Full-text search on PostgreSQL with the same query language as the embedded engine (words ANDed,
+// "quoted phrases", a trailing * for a prefix, OR between words, a leading - to exclude). Words are
+// split here, in JavaScript, on both sides (the indexed text and the query) with the rule FTS4's
+// unicode61 tokenizer follows (runs of letters, digits and marks), so the two backends agree on
+// what a word is; PostgreSQL's 'simple' configuration then only lowercases, with no stemming and
+// no stop words, like unicode61.
+
+const RUN = /[\p{L}\p{N}\p{M}]+/gu;
+
+/** The words of a text, lowercased, space-separated: what to_tsvector('simple', ...) indexes. */
+export function searchWords(text: string): string {
+  return (text.match(RUN) ?? []).map((w) => w.toLowerCase()).join(' ');
+}
+
+function lexeme(word: string): string {
+  return `'${word.toLowerCase().replace(/'/g, "''")}'`;
+}
+
+function phrase(words: string[], prefix: boolean): string {
+  const parts = words.map(lexeme);
+  if (prefix) parts[parts.length - 1] += ':*';
+  return parts.length === 1 ? parts[0]! : `(${parts.join(' <-> ')})`;
+}
+
+/**
+ * Free text as a to_tsquery('simple', ...) expression, or undefined when nothing searchable is
+ * left. As in FTS4, OR binds tighter than the implicit AND: `a b OR c` means a AND (b OR c).
+ */
+export function fullTextTsQuery(text: string): string | undefined {
+  const positives: (string | 'OR')[] = [];
+  const negatives: string[] = [];
+  const re = /(-?)"([^"]*)"|(\S+)/g;
+  for (const m of text.matchAll(re)) {
+    let negate: boolean;
+    let body: string;
+    if (m[2] !== undefined) {
+      negate = m[1] === '-';
+      const words = m[2].match(RUN);
+      if (!words) continue;
+      body = phrase(words, false);
+    } else {
+      const raw = m[3]!;
+      if (raw === 'AND') continue;
+      if (raw === 'OR') {
+        if (positives.length > 0 && positives[positives.length - 1] !== 'OR') positives.push('OR');
+        continue;
+      }
+      negate = raw.startsWith('-') && raw.length > 1;
+      const words = raw.match(RUN);
+      if (!words) continue;
+      body = phrase(words, raw.endsWith('*'));
+    }
+    (negate ? negatives : positives).push(body);
+  }
+  while (positives[positives.length - 1] === 'OR') positives.pop();
+  if (positives.length === 0) return undefined;
+  // Group OR chains, then AND the groups.
+  const groups: string[][] = [];
+  let joinNext = false;
+  for (const p of positives) {
+    if (p === 'OR') {
+      joinNext = true;
+      continue;
+    }
+    if (joinNext && groups.length > 0) groups[groups.length - 1]!.push(p);
+    else groups.push([p]);
+    joinNext = false;
+  }
+  const include = groups.map((g) => (g.length === 1 ? g[0]! : `(${g.join(' | ')})`)).join(' & ');
+  if (negatives.length === 0) return include;
+  return `(${include}) & !(${negatives.join(' | ')})`;
+}
+
+/** Rank weights {D, C, B, A}: a word in the title (A) counts twice one in the content (B), as in the embedded BM25. */
+export const RANK_WEIGHTS = '{0.1, 0.2, 0.5, 1.0}';

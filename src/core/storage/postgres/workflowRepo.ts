@@ -1,0 +1,378 @@
+// WorkflowStore on PostgreSQL: every SQL statement of workflow tracking for this backend. The
+// rules that must hold under concurrent writers (a parent still running, a task completed once)
+// are checked on rows locked FOR UPDATE inside the write, so two servers cannot both win.
+
+import { LedgerError } from '../../errors';
+import type {
+  CommitInfo,
+  CompletionMetadata,
+  ReviewRequest,
+  TaskOutcome,
+  TaskStatus,
+  TrackedTask,
+  Verification,
+  Workflow,
+  WorkflowEvent,
+  WorkflowListing,
+} from '../../workflow/types';
+import type {
+  NewEvent,
+  NewTrackedTask,
+  NewWorkflow,
+  RunningTask,
+  TaskCompletion,
+  WorkflowProject,
+  WorkflowQuery,
+  WorkflowStore,
+} from '../workflowStore';
+import type { PgEngine, PgReadTx, PgWriteTx } from './engine';
+import { parseJson } from '../rows/json';
+import {
+  type WorkflowRow,
+  type TaskRow,
+  type SnapshotRow,
+  type FileRow,
+  type EventRow,
+  TASK_COLUMNS,
+  SNAPSHOT_COLUMNS,
+  toWorkflow,
+  toSnapshot,
+  filesOf,
+  toEvent,
+  snapshotParams,
+  INSERT_SNAPSHOT,
+} from '../rows/workflowRows';
+
+export class PgWorkflowStore implements WorkflowStore {
+  constructor(private readonly engine: PgEngine) {}
+
+  async insertWorkflow(w: NewWorkflow): Promise<void> {
+    await this.engine.write(async (tx) => {
+      if (await tx.get('SELECT 1 AS x FROM wf_workflows WHERE id = ?', [w.id])) throw new LedgerError('conflict', `A workflow with id ${w.id} already exists`, { retryable: true });
+      // Projects are shared by every toolset.
+      await tx.run('INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [w.projectId, w.projectId, w.createdAt]);
+      await tx.run('INSERT INTO wf_workflows (id, project_id, name, description, plan, created_at, last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        w.id,
+        w.projectId,
+        w.name,
+        w.description,
+        JSON.stringify(w.plan),
+        w.createdAt,
+        w.createdAt,
+      ]);
+      await tx.run('INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, NULL, ?, ?, 0, ?)', [
+        w.eventId,
+        w.id,
+        'workflow_started',
+        w.createdAt,
+        JSON.stringify({ name: w.name }),
+      ]);
+    });
+  }
+
+  async getWorkflow(id: string): Promise<Workflow | undefined> {
+    return this.engine.read(async (tx) => {
+      const row = await tx.get<WorkflowRow>('SELECT id, project_id, name, description, plan, created_at, last_activity_at FROM wf_workflows WHERE id = ?', [id]);
+      return row ? toWorkflow(row) : undefined;
+    });
+  }
+
+  async listWorkflows(q: WorkflowQuery): Promise<{ workflows: WorkflowListing[]; total: number }> {
+    return this.engine.read(async (tx) => {
+      const where = q.projectId !== undefined ? 'WHERE w.project_id = ?' : '';
+      const params = q.projectId !== undefined ? [q.projectId] : [];
+      const total = Number((await tx.get<{ n: number }>(`SELECT count(*) AS n FROM wf_workflows w ${where}`, params))?.n ?? 0);
+      const rows = await tx.all<WorkflowRow & { tasks: number; running: number; succeeded: number; partial: number; failed: number }>(
+        `SELECT w.id, w.project_id, w.name, w.description, w.plan, w.created_at, w.last_activity_at,
+                count(t.id) AS tasks,
+                count(*) FILTER (WHERE t.status = 'in_progress') AS running,
+                count(*) FILTER (WHERE t.status = 'success') AS succeeded,
+                count(*) FILTER (WHERE t.status = 'partial_success') AS partial,
+                count(*) FILTER (WHERE t.status = 'failed') AS failed
+           FROM wf_workflows w LEFT JOIN wf_tasks t ON t.workflow_id = w.id
+           ${where}
+          GROUP BY w.n, w.id, w.project_id, w.name, w.description, w.plan, w.created_at, w.last_activity_at
+          ORDER BY w.last_activity_at DESC, w.n DESC
+          LIMIT ? OFFSET ?`,
+        [...params, q.limit, q.offset ?? 0],
+      );
+      return {
+        total,
+        workflows: rows.map((r) => ({
+          ...toWorkflow(r),
+          taskCount: Number(r.tasks),
+          running: Number(r.running),
+          succeeded: Number(r.succeeded),
+          partial: Number(r.partial),
+          failed: Number(r.failed),
+          lastActivityAt: r.last_activity_at,
+        })),
+      };
+    });
+  }
+
+  async listWorkflowProjects(): Promise<WorkflowProject[]> {
+    return this.engine.read(async (tx) =>
+      (await tx
+        .all<{ project_id: string; n: number; last: string }>(
+          'SELECT project_id, count(*) AS n, max(last_activity_at) AS last FROM wf_workflows GROUP BY project_id ORDER BY last DESC, project_id',
+        ))
+        .map((r) => ({ projectId: r.project_id, workflowCount: Number(r.n), lastActivityAt: r.last })),
+    );
+  }
+
+  async insertTask(t: NewTrackedTask): Promise<void> {
+    await this.engine.write(async (tx) => {
+      if (!await tx.get('SELECT 1 AS x FROM wf_workflows WHERE id = ?', [t.workflowId])) {
+        throw new LedgerError('not_found', `Workflow not found: ${t.workflowId}. Use start_workflow to create one.`, { details: { workflow_id: t.workflowId } });
+      }
+      if (await tx.get('SELECT 1 AS x FROM wf_tasks WHERE id = ?', [t.id])) throw new LedgerError('conflict', `A task with id ${t.id} already exists`, { retryable: true });
+      if (t.parentTaskId !== null) {
+        const parent = await tx.get<{ status: string; name: string; workflow_id: string }>('SELECT status, name, workflow_id FROM wf_tasks WHERE id = ? FOR SHARE', [t.parentTaskId]);
+        if (!parent) throw new LedgerError('not_found', `Parent task not found: ${t.parentTaskId}.`, { details: { parent_task_id: t.parentTaskId } });
+        if (parent.status !== 'in_progress') {
+          throw new LedgerError('conflict', `Parent task ${t.parentTaskId} ("${parent.name}") is already completed (${parent.status}); start subtasks before completing their parent, or start a top-level task.`, {
+            details: { parent_task_id: t.parentTaskId, status: parent.status },
+          });
+        }
+      }
+      await tx.run(
+        `INSERT INTO wf_tasks (id, workflow_id, parent_task_id, name, goal, areas, status, started_at, last_activity_at, start_snapshot_id, root)
+         VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)`,
+        [t.id, t.workflowId, t.parentTaskId, t.name, t.goal, JSON.stringify(t.areas), t.startedAt, t.startedAt, t.startSnapshot.id, t.startSnapshot.root],
+      );
+      await tx.run(INSERT_SNAPSHOT, snapshotParams(t.startSnapshot));
+      await tx.run("INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, 'task_started', ?, 0, ?)", [
+        t.eventId,
+        t.workflowId,
+        t.id,
+        t.startedAt,
+        JSON.stringify({ name: t.name }),
+      ]);
+      await this.touchWorkflow(tx, t.workflowId, t.startedAt);
+    });
+  }
+
+  private async touchWorkflow(tx: PgWriteTx, workflowId: string, at: string): Promise<void> {
+    await tx.run('UPDATE wf_workflows SET last_activity_at = ? WHERE id = ? AND last_activity_at < ?', [at, workflowId, at]);
+  }
+
+  private async tasksWhere(tx: PgReadTx, where: string, params: (string | number)[]): Promise<TrackedTask[]> {
+    const rows = await tx.all<TaskRow>(`SELECT ${TASK_COLUMNS} FROM wf_tasks t WHERE ${where} ORDER BY t.n`, params);
+    if (rows.length === 0) return [];
+    const sub = `SELECT t.id FROM wf_tasks t WHERE ${where}`;
+    const snapshots = new Map((await tx.all<SnapshotRow>(`SELECT ${SNAPSHOT_COLUMNS} FROM wf_snapshots WHERE task_id IN (${sub})`, params)).map((r) => [r.id, toSnapshot(r)]));
+    const files = new Map<string, FileRow[]>();
+    for (const f of await tx.all<FileRow>(`SELECT task_id, path, change, old_path, similarity FROM wf_files WHERE task_id IN (${sub}) ORDER BY task_id, path`, params)) {
+      const list = files.get(f.task_id) ?? [];
+      list.push(f);
+      files.set(f.task_id, list);
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      workflowId: r.workflow_id,
+      parentTaskId: r.parent_task_id,
+      name: r.name,
+      goal: r.goal,
+      areas: parseJson<string[]>(r.areas, []),
+      status: r.status as TaskStatus,
+      startedAt: r.started_at,
+      completedAt: r.completed_at,
+      durationSeconds: r.duration_seconds === null ? null : Number(r.duration_seconds),
+      progress: r.progress === null ? null : Number(r.progress),
+      milestone: r.milestone,
+      lastActivityAt: r.last_activity_at,
+      outcome: parseJson<TaskOutcome | null>(r.outcome, null),
+      metadata: parseJson<CompletionMetadata | null>(r.metadata, null),
+      verification: parseJson<Verification | null>(r.verification, null),
+      filesChanged: r.status === 'in_progress' ? null : filesOf(files.get(r.id) ?? []),
+      filesKnown: r.files_known === 1,
+      commits: parseJson<CommitInfo[]>(r.commits, []),
+      startSnapshot: (r.start_snapshot_id && snapshots.get(r.start_snapshot_id)) || null,
+      endSnapshot: (r.end_snapshot_id && snapshots.get(r.end_snapshot_id)) || null,
+    }));
+  }
+
+  async getTask(id: string): Promise<TrackedTask | undefined> {
+    return this.engine.read(async (tx) => (await this.tasksWhere(tx, 't.id = ?', [id]))[0]);
+  }
+
+  async listTasks(workflowId: string): Promise<TrackedTask[]> {
+    // A parent always starts before its children, so start order puts parents first.
+    return this.engine.read(async (tx) => await this.tasksWhere(tx, 't.workflow_id = ?', [workflowId]));
+  }
+
+  async ancestorIds(taskId: string): Promise<string[]> {
+    return this.engine.read(async (tx) =>
+      (await tx
+        .all<{ id: string }>(
+          `WITH RECURSIVE up(id, parent, depth) AS (
+             SELECT id, parent_task_id, 0 FROM wf_tasks WHERE id = ?
+             UNION ALL
+             SELECT t.id, t.parent_task_id, up.depth + 1 FROM wf_tasks t JOIN up ON t.id = up.parent
+           )
+           SELECT id FROM up WHERE depth > 0 ORDER BY depth`,
+          [taskId],
+        ))
+        .map((r) => r.id),
+    );
+  }
+
+  private async requireRunning(tx: PgReadTx, taskId: string, what: string): Promise<{ workflow_id: string }> {
+    const task = await tx.get<{ workflow_id: string; status: string; name: string; completed_at: string | null }>(
+      'SELECT workflow_id, status, name, completed_at FROM wf_tasks WHERE id = ? FOR UPDATE',
+      [taskId],
+    );
+    if (!task) throw new LedgerError('not_found', `Task not found: ${taskId}. Use the task_id that start_task returned.`, { details: { task_id: taskId } });
+    if (task.status !== 'in_progress') {
+      throw new LedgerError('conflict', `Task ${taskId} ("${task.name}") was already completed (${task.status}) at ${task.completed_at}; ${what}`, {
+        details: { task_id: taskId, status: task.status },
+      });
+    }
+    return task;
+  }
+
+  async addEvent(e: NewEvent): Promise<void> {
+    await this.engine.write(async (tx) => {
+      const task = await this.requireRunning(tx, e.taskId!, 'start a new task with start_task to record more.');
+      await tx.run('INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        e.id,
+        task.workflow_id,
+        e.taskId,
+        e.kind,
+        e.createdAt,
+        e.review ? 1 : 0,
+        JSON.stringify(e.data),
+      ]);
+      if (e.kind === 'milestone') {
+        const m = e.data as { message: string; progress?: number };
+        await tx.run('UPDATE wf_tasks SET milestone = ?, progress = coalesce(?, progress), last_activity_at = ? WHERE id = ?', [m.message, m.progress ?? null, e.createdAt, e.taskId]);
+      } else {
+        await tx.run('UPDATE wf_tasks SET last_activity_at = ? WHERE id = ?', [e.createdAt, e.taskId]);
+      }
+      await this.touchWorkflow(tx, task.workflow_id, e.createdAt);
+    });
+  }
+
+  async completeTask(c: TaskCompletion): Promise<void> {
+    await this.engine.write(async (tx) => {
+      const task = await this.requireRunning(tx, c.taskId, 'a task is completed once.');
+      const unexpected = new Set(c.unexpected);
+      await tx.run(
+        `UPDATE wf_tasks SET status = ?, completed_at = ?, duration_seconds = ?, outcome = ?, metadata = ?, verification = ?, commits = ?,
+                files_known = ?, end_snapshot_id = ?, last_activity_at = ?
+          WHERE id = ?`,
+        [
+          c.status,
+          c.completedAt,
+          c.durationSeconds,
+          JSON.stringify(c.outcome),
+          c.metadata === null ? null : JSON.stringify(c.metadata),
+          JSON.stringify(c.verification),
+          JSON.stringify(c.commits),
+          c.filesKnown ? 1 : 0,
+          c.endSnapshot.id,
+          c.completedAt,
+          c.taskId,
+        ],
+      );
+      const file = async (p: string, change: string, old: string | null, similarity: number | null, inScope: boolean) =>
+        await tx.run('INSERT INTO wf_files (task_id, path, change, old_path, similarity, in_scope) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (task_id, path) DO UPDATE SET change = excluded.change, old_path = excluded.old_path, similarity = excluded.similarity, in_scope = excluded.in_scope', [
+          c.taskId,
+          p,
+          change,
+          old,
+          similarity,
+          inScope ? 1 : 0,
+        ]);
+      for (const p of c.files.added) await file(p, 'added', null, null, !unexpected.has(p));
+      for (const p of c.files.modified) await file(p, 'modified', null, null, !unexpected.has(p));
+      for (const p of c.files.deleted) await file(p, 'deleted', null, null, !unexpected.has(p));
+      for (const r of c.files.renamed) await file(r.to, 'renamed', r.from, r.similarity, !unexpected.has(r.to) && !unexpected.has(r.from));
+      await tx.run(INSERT_SNAPSHOT, snapshotParams(c.endSnapshot));
+      await tx.run("INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, 'task_completed', ?, ?, ?)", [
+        c.eventId,
+        task.workflow_id,
+        c.taskId,
+        c.completedAt,
+        c.review ? 1 : 0,
+        JSON.stringify({
+          status: c.status,
+          summary: c.outcome.summary,
+          manual_review_needed: c.outcome.manual_review_needed === true,
+          ...(c.outcome.manual_review_reason ? { manual_review_reason: c.outcome.manual_review_reason } : {}),
+          files: c.files.added.length + c.files.modified.length + c.files.deleted.length + c.files.renamed.length,
+        }),
+      ]);
+      await this.touchWorkflow(tx, task.workflow_id, c.completedAt);
+    });
+  }
+
+  async listEvents(workflowId: string): Promise<WorkflowEvent[]> {
+    return this.engine.read(async (tx) =>
+      (await tx.all<EventRow>('SELECT n, id, workflow_id, task_id, kind, created_at, review, data FROM wf_events WHERE workflow_id = ? ORDER BY n', [workflowId])).map(toEvent),
+    );
+  }
+
+  async runningTasks(): Promise<RunningTask[]> {
+    return this.engine.read(async (tx) => {
+      const tasks = await this.tasksWhere(tx, "t.status = 'in_progress'", []);
+      const names = new Map(
+        (await tx
+          .all<{ id: string; name: string; project_id: string }>(
+            "SELECT w.id, w.name, w.project_id FROM wf_workflows w WHERE w.id IN (SELECT workflow_id FROM wf_tasks WHERE status = 'in_progress')",
+          ))
+          .map((r) => [r.id, r]),
+      );
+      return tasks
+        .map((task) => ({ task, workflowName: names.get(task.workflowId)?.name ?? task.workflowId, projectId: names.get(task.workflowId)?.project_id ?? '' }))
+        .sort((a, b) => (a.task.lastActivityAt < b.task.lastActivityAt ? 1 : a.task.lastActivityAt > b.task.lastActivityAt ? -1 : 0));
+    });
+  }
+
+  async overlappingTasks(taskId: string, root: string, from: string, to: string): Promise<{ id: string; name: string }[]> {
+    return this.engine.read(async (tx) =>
+      await tx.all<{ id: string; name: string }>(
+        `SELECT id, name FROM wf_tasks
+          WHERE root = ? AND id <> ? AND started_at <= ? AND (completed_at IS NULL OR completed_at >= ?)
+          ORDER BY n`,
+        [root, taskId, to, from],
+      ),
+    );
+  }
+
+  async reviewRequests(afterSeq: number, limit = 50): Promise<ReviewRequest[]> {
+    return this.engine.read(async (tx) =>
+      (await tx
+        .all<EventRow & { workflow_name: string; task_name: string }>(
+          `SELECT e.n, e.id, e.workflow_id, e.task_id, e.kind, e.created_at, e.review, e.data, w.name AS workflow_name, t.name AS task_name
+             FROM wf_events e JOIN wf_workflows w ON w.id = e.workflow_id JOIN wf_tasks t ON t.id = e.task_id
+            WHERE e.review = 1 AND e.n > ?
+            ORDER BY e.n LIMIT ?`,
+          [afterSeq, limit],
+        ))
+        .map((r) => {
+          const data = parseJson<Record<string, unknown>>(r.data, {});
+          const text =
+            r.kind === 'issue'
+              ? String(data.description ?? '')
+              : String((data.manual_review_reason as string | undefined) ?? data.summary ?? '');
+          return {
+            seq: Number(r.n),
+            eventId: r.id,
+            kind: r.kind === 'issue' ? 'issue' : 'task_completed',
+            workflowId: r.workflow_id,
+            workflowName: r.workflow_name,
+            taskId: r.task_id!,
+            taskName: r.task_name,
+            createdAt: r.created_at,
+            text,
+          };
+        }),
+    );
+  }
+
+  async latestEventSeq(): Promise<number> {
+    return this.engine.read(async (tx) => Number((await tx.get<{ n: number | null }>('SELECT max(n) AS n FROM wf_events'))?.n ?? 0));
+  }
+}

@@ -1,0 +1,43 @@
+// The status bar item of the current review: its phase, the running agent, how many agents are
+// done and how many actions wait for approval. Hidden when there is no review.
+
+import * as vscode from 'vscode';
+import { ViewIds } from '../commandIds';
+import { reviewStatusText } from '../views/review/reviewItems';
+import type { ReviewModel } from './reviewModel';
+
+export class ReviewStatus implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem;
+  /** Whether the item is shown now (tests read it). */
+  visible = false;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly model: ReviewModel,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.item = vscode.window.createStatusBarItem('agentProgress.review', vscode.StatusBarAlignment.Left, 49);
+    this.item.name = 'Agent Progress: review';
+    this.item.command = { command: `${ViewIds.review}.focus`, title: 'Show Review' };
+    this.subscription = model.onDidChange(() => this.update());
+  }
+
+  update(): void {
+    const state = this.model.active;
+    if (!state) {
+      this.item.hide();
+      this.visible = false;
+      return;
+    }
+    const { text, tooltip } = reviewStatusText(state, this.now());
+    this.item.text = text;
+    this.item.tooltip = tooltip;
+    this.item.show();
+    this.visible = true;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.item.dispose();
+  }
+}

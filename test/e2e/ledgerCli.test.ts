@@ -1,0 +1,100 @@
+// The CLI's ledger commands as processes on dist/cli.js: export, import (all or nothing), and
+// retention (dry run, then archive or delete after writing the entries out), restore-archived.
+
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cleanEnv, CLI } from '../helpers/stdioServer';
+import { tempDir, useTempDirs } from '../helpers/tmp';
+
+function cli(db: string, args: string[]) {
+  fs.mkdirSync(path.dirname(db), { recursive: true });
+  const run = spawnSync(process.execPath, [CLI, ...args], { env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }), cwd: path.dirname(db), input: '' });
+  return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+}
+
+/** A retention-scope document with two entries of 2020 in project "old-shop". */
+function oldEntries(file: string): void {
+  const entry = (id: string, title: string, createdAt: string) => ({ id, projectId: 'old-shop', createdAt, title, tags: ['legacy'], agentId: 'codex', summary: null, summarySource: null, content: `${title}, long ago.` });
+  const data = { projects: [{ projectId: 'old-shop', name: 'old-shop', createdAt: '2020-01-01T00:00:00.000Z' }], entries: [entry('oldEntry0001', 'Ported the cart', '2020-01-02T00:00:00.000Z'), entry('oldEntry0002', 'Ported the checkout', '2020-02-02T00:00:00.000Z')] };
+  fs.writeFileSync(file, JSON.stringify({ format: 'agent-progress-ledger', version: 1, exportedAt: '2020-03-01T00:00:00.000Z', scope: 'full', data }));
+}
+
+describe('the CLI ledger commands', function () {
+  this.timeout(60_000);
+  useTempDirs();
+
+  it('exports a ledger and imports it into another, refusing a second import with nothing written', () => {
+    const dir = tempDir();
+    const a = path.join(dir, 'a', 'data.db');
+    const b = path.join(dir, 'b', 'data.db');
+    assert.equal(cli(a, ['log', '-p', 'shop', '--title', 'Added cart', '--content', 'Cart.', '--tag', 'cart']).status, 0);
+    assert.equal(cli(a, ['create-project', 'queue-shop']).status, 0);
+    assert.equal(cli(a, ['add-task', 'queue-shop', '-', 'Review the cart']).status, 0);
+    const file = path.join(dir, 'ledger.json');
+    const exported = cli(a, ['export', '--out', file, '--json']);
+    assert.equal(exported.status, 0, exported.stderr);
+    const out = JSON.parse(exported.stdout) as { file: string; counts: Record<string, number> };
+    assert.equal(out.file, file);
+    assert.equal(out.counts.entries, 1);
+    assert.equal(out.counts.tasks, 1);
+
+    const imported = cli(b, ['import', file]);
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.match(imported.stdout, /^Imported 2 projects, 1 entries, 1 taskTypes, 1 tasks, \d+ queueAudit from /);
+    assert.match(cli(b, ['search', '-p', 'shop', '--tag', 'cart']).stdout, /Added cart/);
+    const again = cli(b, ['import', file]);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /Import refused: entry \S+ already exists in this ledger .*Nothing was imported\./);
+    assert.doesNotMatch(again.stderr, /\n\s+at /, 'no stack trace');
+
+    const defaultExport = cli(b, ['export']);
+    assert.match(defaultExport.stdout, new RegExp(`to ${path.join(dir, 'b', 'exports').replace(/[/\\]/g, '.')}.agent-progress-ledger-\\d{8}T\\d{6}Z\\.json`));
+    const wrong = path.join(dir, 'v9.json');
+    fs.writeFileSync(wrong, JSON.stringify({ format: 'agent-progress-ledger', version: 9, data: {} }));
+    const refused = cli(b, ['import', wrong]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /v9\.json is a version 9 ledger export; this Agent Progress reads version 1\. Update Agent Progress/);
+  });
+
+  it('says what retention would do, archives after writing the entries out, and restores them', () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'data.db');
+    const old = path.join(dir, 'old.json');
+    oldEntries(old);
+    assert.equal(cli(db, ['import', old]).status, 0);
+    assert.equal(cli(db, ['log', '-p', 'old-shop', '--title', 'New work', '--content', 'Today.']).status, 0);
+
+    const dry = cli(db, ['retention', '--days', '30', '--archive']);
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.match(dry.stdout, /^2 entries older than 30 days would be archived \(written to a JSON file first\)\. Run again with --yes to do it\./);
+    assert.match(cli(db, ['search', '-p', 'old-shop']).stdout, /3 of 3 entries/);
+
+    const saved = path.join(dir, 'archived.json');
+    const done = cli(db, ['retention', '--days', '30', '--archive', '--yes', '--export', saved, '--json']);
+    assert.equal(done.status, 0, done.stderr);
+    assert.deepEqual((({ removed, exportFile, action }) => ({ removed, exportFile, action }))(JSON.parse(done.stdout) as Record<string, unknown>), { removed: 2, exportFile: saved, action: 'archive' });
+    assert.equal((JSON.parse(fs.readFileSync(saved, 'utf8')) as { counts: { entries: number } }).counts.entries, 2);
+    assert.match(cli(db, ['search', '-p', 'old-shop']).stdout, /1 of 1 entry in old-shop/);
+    assert.equal(cli(db, ['show', 'oldEntry0001']).status, 1, 'an archived entry is out of default reads');
+
+    assert.match(cli(db, ['restore-archived']).stdout, /^Restored 2 archived entries\./);
+    assert.match(cli(db, ['search', '-p', 'old-shop']).stdout, /3 of 3 entries/);
+
+    const del = cli(db, ['retention', '--days', '30', '--delete', '--yes']);
+    assert.match(del.stdout, /^Deleted 2 entries older than 30 days; they were written first to .*exports.agent-progress-before-delete-\d{8}T\d{6}Z\.json/);
+    assert.match(cli(db, ['search', '-p', 'old-shop']).stdout, /1 of 1 entry/);
+
+    for (const [args, message] of [
+      [['retention', '--archive'], /Give --days N/],
+      [['retention', '--days', 'ten', '--archive'], /--days must be a whole number of days, got "ten"/],
+      [['retention', '--days', '3'], /Give either --archive \(recoverable\) or --delete/],
+      [['retention', '--days', '0', '--delete'], /Retention days must be a whole number from 1 to 36500 \(got 0\)/],
+    ] as const) {
+      const r = cli(db, [...args]);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+    }
+  });
+});

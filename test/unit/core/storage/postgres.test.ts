@@ -1,0 +1,216 @@
+// What only the PostgreSQL backend has to prove: several servers on one database at once
+// (migrations under the advisory lock, request_task with SKIP LOCKED from many connections, the
+// reaper on every instance), LISTEN/NOTIFY change events, and a password that never shows.
+// The behaviour both backends share is in ledgerContract.test.ts.
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import pg from 'pg';
+import { ledgerLabel, loadConfig } from '../../../../src/core/config';
+import { isLedgerError } from '../../../../src/core/errors';
+import { createLogger } from '../../../../src/core/log';
+import { numberPlaceholders } from '../../../../src/core/storage/postgres/engine';
+import { fullTextTsQuery, searchWords } from '../../../../src/core/storage/postgres/search';
+import { checkPostgresUrl, isPostgresUrl, redactUrl, urlPassword } from '../../../../src/core/storage/postgres/url';
+import { copyLedger } from '../../../../src/core/storage/copyLedger';
+import { openLedger } from '../../../../src/core/storage/openLedger';
+import type { Ledger } from '../../../../src/core/storage/store';
+import { PG_TEST_PASSWORD, usePostgres } from '../../../helpers/postgres';
+import { tempDir, useTempDirs } from '../../../helpers/tmp';
+
+const operator = { kind: 'operator' as const, name: 'tester' };
+
+describe('PostgreSQL backend helpers', () => {
+  useTempDirs();
+
+  it('takes the connection string from the environment, else the config file (with ${VAR}), and refuses another scheme', () => {
+    const dir = tempDir();
+    assert.equal(loadConfig({ env: {}, cwd: dir }).databaseUrl, undefined);
+    assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/x' }, cwd: dir }).databaseUrl, 'postgres://ap@db/x');
+    fs.writeFileSync(path.join(dir, 'agent-progress.config.json'), JSON.stringify({ databaseUrl: 'postgres://ap:${AP_DB_PW}@db/team' }));
+    const fromFile = loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir });
+    assert.equal(fromFile.databaseUrl, 'postgres://ap:pw-from-env@db/team');
+    assert.equal(ledgerLabel(fromFile), 'PostgreSQL postgres://ap:[redacted]@db/team');
+    assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/env' }, cwd: dir }).databaseUrl, 'postgres://ap@db/env', 'the environment wins');
+    assert.throws(() => loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'mysql://u:hunter22@db/x' }, cwd: dir }), (err: Error) => /must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('hunter22'));
+  });
+
+  it('recognises and redacts connection strings, whatever the scheme', () => {
+    assert.equal(isPostgresUrl('postgres://a@h/db'), true);
+    assert.equal(isPostgresUrl(' postgresql://a@h/db'), true);
+    assert.equal(isPostgresUrl('/home/me/data.db'), false);
+    assert.equal(redactUrl('postgres://ap:s3cret@db:5432/ledger'), 'postgres://ap:[redacted]@db:5432/ledger');
+    assert.equal(redactUrl('postgres://db/ledger?user=ap&password=s3cret'), 'postgres://db/ledger?user=ap&password=[redacted]');
+    assert.equal(redactUrl('mysql://root:hunter22@db/x'), 'mysql://root:[redacted]@db/x');
+    assert.equal(urlPassword('postgres://ap:p%40ss@db/x'), 'p@ss');
+    assert.throws(() => checkPostgresUrl('mysql://root:hunter22@db/x', 'AGENT_PROGRESS_DATABASE_URL'), (err: Error) => /must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('hunter22'));
+  });
+
+  it('redacts a connection string\'s password in every log line', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ sink: (l) => lines.push(l) });
+    logger.info('ledger postgres://ap:s3cret-pass@db:5432/ledger ready');
+    assert.deepEqual(lines.length, 1);
+    assert.ok(!lines[0]!.includes('s3cret-pass') && lines[0]!.includes('[redacted]'), lines[0]);
+  });
+
+  it('builds text-search queries with the embedded engine\'s syntax', () => {
+    assert.equal(fullTextTsQuery('jwt tokens'), "'jwt' & 'tokens'");
+    assert.equal(fullTextTsQuery('"exact phrase" auth*'), "('exact' <-> 'phrase') & 'auth':*");
+    assert.equal(fullTextTsQuery('jwt -session'), "('jwt') & !('session')");
+    assert.equal(fullTextTsQuery('a b OR c'), "'a' & ('b' | 'c')");
+    assert.equal(fullTextTsQuery("'); DROP TABLE log_entries; --"), "'drop' & 'table' & ('log' <-> 'entries')");
+    assert.equal(fullTextTsQuery('-only'), undefined);
+    assert.equal(searchWords('Fixed OAuth-login, v2!'), 'fixed oauth login v2');
+    assert.equal(numberPlaceholders("SELECT ? WHERE x = '?' AND y = ?"), "SELECT $1 WHERE x = '?' AND y = $2");
+  });
+});
+
+describe('PostgreSQL backend with several servers on one database', function () {
+  this.timeout(120_000);
+  const server = usePostgres();
+  const opened: Ledger[] = [];
+  afterEach(async () => {
+    while (opened.length > 0) await opened.pop()!.close();
+  });
+  const open = async (url: string, watch = false): Promise<Ledger> => {
+    const ledger = await openLedger({ file: '', databaseUrl: url, watch });
+    opened.push(ledger);
+    return ledger;
+  };
+
+  it('migrates once when six servers open an empty database at the same moment', async () => {
+    const url = await server().createDatabase();
+    const ledgers = await Promise.all(Array.from({ length: 6 }, () => open(url)));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const versions = (await client.query<{ key: string; value: string }>("SELECT key, value FROM ap_meta WHERE key LIKE 'schema_version.%' ORDER BY key")).rows;
+      assert.deepEqual(versions.map((r) => r.key), ['schema_version.archive', 'schema_version.progress', 'schema_version.queue', 'schema_version.review', 'schema_version.workflow']);
+    } finally {
+      await client.end();
+    }
+    await ledgers[0]!.progress.insertEntry({ id: 'm1', projectId: 'p', title: 't', content: 'c', createdAt: new Date().toISOString(), tags: [], agentId: null });
+    assert.equal((await ledgers[5]!.progress.findEntry('m1'))?.title, 't');
+  });
+
+  it('hands each task to one agent when 12 agents on three servers request at once', async () => {
+    const url = await server().createDatabase();
+    const servers = await Promise.all([open(url), open(url), open(url)]);
+    const at = (): string => new Date().toISOString();
+    await servers[0]!.queue.addTasks('p', Array.from({ length: 240 }, (_, i) => ({ id: `t${i}`, typeId: '', instructions: `task ${i}`, variables: null, variablesKey: null })), at(), operator);
+    const agents = Array.from({ length: 12 }, (_, i) => `agent-${i}`);
+    for (const name of agents) await servers[0]!.queue.registerAgent({ name, projectId: 'p', keyHash: name, sessionId: null, at: at() }, operator);
+    const taken = await Promise.all(
+      agents.map(async (name, i) => {
+        const q = servers[i % 3]!.queue;
+        const mine: string[] = [];
+        for (;;) {
+          const r = await q.requestTask('p', name, at());
+          if (r.kind !== 'assigned') return mine;
+          mine.push(r.task.id);
+          await q.completeTask(r.task.id, name, 'ok', at());
+        }
+      }),
+    );
+    const all = taken.flat();
+    assert.equal(all.length, 240);
+    assert.equal(new Set(all).size, 240, 'no task handed out twice');
+    assert.ok(taken.filter((t) => t.length > 0).length >= 6, `the work was shared: ${taken.map((t) => t.length).join(', ')}`);
+  });
+
+  it('reaps each expired lease once when the reaper runs on every server at once', async () => {
+    const url = await server().createDatabase();
+    const servers = await Promise.all([open(url), open(url), open(url), open(url)]);
+    const q0 = servers[0]!.queue;
+    const start = '2026-01-01T00:00:00.000Z';
+    await q0.createProject({ projectId: 'r', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 1, reaperIntervalMinutes: 1 }, at: start }, operator);
+    await q0.addTasks('r', Array.from({ length: 60 }, (_, i) => ({ id: `r${i}`, typeId: '', instructions: 'x', variables: null, variablesKey: null })), start, operator);
+    for (let i = 0; i < 60; i++) {
+      await q0.registerAgent({ name: `a${i}`, projectId: 'r', keyHash: `k${i}`, sessionId: null, at: start }, operator);
+      assert.equal((await q0.requestTask('r', `a${i}`, start)).kind, 'assigned');
+    }
+    const later = '2026-01-01T00:05:00.000Z';
+    const results = await Promise.all(servers.flatMap((s) => [s.queue.reapExpired(later), s.queue.reapExpired(later)]));
+    assert.equal(results.reduce((n, r) => n + r.requeued, 0), 60, `requeued in all: ${JSON.stringify(results)}`);
+    assert.equal(results.reduce((n, r) => n + r.failed, 0), 0);
+    const { tasks } = await q0.listTasks('r', { limit: 100, offset: 0 });
+    assert.ok(tasks.every((t) => t.status === 'queued' && t.retryCount === 1), 'each lease reaped once: one retry counted');
+    for (const t of tasks.slice(0, 5)) assert.deepEqual((await q0.taskHistory(t.id))?.map((a) => a.status), ['timeout']);
+  });
+
+  it('announces a write on one server to the others through LISTEN/NOTIFY, as foreign', async () => {
+    const url = await server().createDatabase();
+    const writer = await open(url);
+    const view = await open(url, true);
+    const seen: { foreign: boolean; maintenance: boolean }[] = [];
+    view.onDidChange((c) => seen.push(c));
+    const own: { foreign: boolean }[] = [];
+    writer.onDidChange((c) => own.push(c));
+    await writer.progress.insertEntry({ id: 'n1', projectId: 'p', title: 't', content: 'c', createdAt: new Date().toISOString(), tags: [], agentId: null });
+    const deadline = Date.now() + 5_000;
+    while (!seen.some((c) => c.foreign) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, [{ foreign: true, maintenance: false }]);
+    assert.deepEqual(own, [{ foreign: false, maintenance: false }]);
+  });
+
+  it('copies a ledger file into a database that holds other records only with force, adding to them, counts checked', async () => {
+    const file = path.join(tempDir(), 'local.db');
+    const local = await openLedger({ file, checkpoint: false });
+    for (let i = 0; i < 5; i++) await local.progress.insertEntry({ id: `l${i}`, projectId: 'mine', title: `Local ${i}`, content: 'c', createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), tags: ['x'], agentId: null });
+    await local.close();
+    const url = await server().createDatabase();
+    const team = await open(url);
+    await team.progress.insertEntry({ id: 't0', projectId: 'team', title: 'Already there', content: 'c', createdAt: new Date().toISOString(), tags: [], agentId: null });
+    await assert.rejects(copyLedger({ from: file, to: url }), (err: unknown) => isLedgerError(err) && err.code === 'conflict' && /entries: 1/.test(err.message) && !err.message.includes(PG_TEST_PASSWORD));
+    assert.equal((await team.progress.listProjects()).length, 1, 'nothing was copied');
+    const result = await copyLedger({ from: file, to: url, force: true });
+    const entries = result.counts.find((c) => c.collection === 'entries')!;
+    assert.deepEqual([entries.source, entries.before, entries.copied, entries.after], [5, 1, 5, 6]);
+    assert.ok(!result.to.includes(PG_TEST_PASSWORD) && result.to.includes('[redacted]'));
+    assert.deepEqual((await team.progress.listProjects()).map((p) => [p.projectId, p.entryCount]).sort(), [['mine', 5], ['team', 1]]);
+    assert.equal((await team.progress.searchEntries({ projectId: 'mine', tags: ['x'], limit: 10 })).total, 5, 'tags come across');
+    await assert.rejects(copyLedger({ from: url, to: url }), /same ledger/);
+  });
+
+  it('refuses a wrong password or an unreachable server with a clear error that never shows the password', async () => {
+    const good = await server().createDatabase();
+    const wrong = good.replace(PG_TEST_PASSWORD, 'wrong-password-123');
+    await assert.rejects(openLedger({ file: '', databaseUrl: wrong }), (err: unknown) => {
+      assert.ok(isLedgerError(err));
+      assert.equal(err.code, 'permission_denied');
+      assert.match(err.message, /refused the login for postgres:\/\/postgres:\[redacted\]@/);
+      assert.ok(!err.message.includes('wrong-password-123'));
+      return true;
+    });
+    await assert.rejects(openLedger({ file: '', databaseUrl: `postgres://ap:${PG_TEST_PASSWORD}@127.0.0.1:1/x` }), (err: unknown) => {
+      assert.ok(isLedgerError(err));
+      assert.equal(err.code, 'unavailable');
+      assert.ok(!err.message.includes(PG_TEST_PASSWORD));
+      return true;
+    });
+    // A user who may connect but not create tables (PostgreSQL 15 grants no CREATE on public).
+    const admin = new pg.Client({ connectionString: good });
+    await admin.connect();
+    try {
+      await admin.query("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ap_reader') THEN CREATE ROLE ap_reader LOGIN PASSWORD 'reader-pw-123'; END IF; END $$");
+    } finally {
+      await admin.end();
+    }
+    const reader = good.replace(`postgres:${PG_TEST_PASSWORD}@`, 'ap_reader:reader-pw-123@');
+    await assert.rejects(openLedger({ file: '', databaseUrl: reader }), (err: unknown) => {
+      assert.ok(isLedgerError(err));
+      assert.equal(err.code, 'permission_denied');
+      assert.match(err.message, /needs to own the database, or have CREATE on its schema/);
+      assert.ok(!err.message.includes('reader-pw-123'));
+      return true;
+    });
+    const missing = good.replace(/\/[^/]+$/, '/no_such_db');
+    await assert.rejects(openLedger({ file: '', databaseUrl: missing }), /does not exist: create it/);
+    const ledger = await open(good);
+    assert.equal((await ledger.stats()).backend, 'postgres');
+    assert.ok(!ledger.location.includes(PG_TEST_PASSWORD));
+    assert.ok(!JSON.stringify(await ledger.stats()).includes(PG_TEST_PASSWORD));
+  });
+});
