@@ -6,24 +6,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { loadHarness, screenshot, type CodeServer, type Harness, webviewFrame, runCommand } from '../helpers/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const shots = path.join(root, '.test-results', 'screenshots');
 const fixtures = path.join(root, 'test', 'fixtures', 'traces', 'home');
-
-interface CodeServer {
-  port: number;
-  runDir: string;
-  stop(opts?: object): Promise<{ left: unknown[] }>;
-}
-interface Harness {
-  startCodeServer(options: object): Promise<CodeServer>;
-  launchChromium(server: CodeServer): Promise<Browser>;
-  workbenchUrl(server: CodeServer, options: object): string;
-  cleanupReport(result: object): { ok: boolean; line: string };
-}
 
 describe('Agent Sessions in a VS Code window', function () {
   this.timeout(240_000);
@@ -33,36 +21,10 @@ describe('Agent Sessions in a VS Code window', function () {
   let page: Page;
   let dir: string;
 
-  async function shot(name: string, selector?: string): Promise<void> {
-    await page.mouse.move(700, 897);
-    const file = path.join(shots, `${name}.png`);
-    if (selector) await page.locator(selector).first().screenshot({ path: file });
-    else await page.screenshot({ path: file });
-  }
-
-  /** The inner frame of the webview whose page shows `text` in its h1. */
-  async function webviewFrame(text: string): Promise<Frame> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      for (const frame of page.frames()) {
-        const found = await frame.locator('h1', { hasText: text }).count().catch(() => 0);
-        if (found > 0) return frame;
-      }
-      if (Date.now() > deadline) throw new Error(`no webview shows "${text}"`);
-      await page.waitForTimeout(250);
-    }
-  }
-
-  async function command(title: string): Promise<void> {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input').first();
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
-  }
+  const shot = (name: string, selector?: string): Promise<void> => screenshot(page, path.join(shots, `${name}.png`), selector);
 
   before(async function () {
-    harness = (await import(pathToFileURL(path.join(root, 'scripts', 'vscode', 'codeServer.mjs')).href)) as Harness;
+    harness = await loadHarness();
     fs.mkdirSync(shots, { recursive: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-browser-traces-'));
     // Claude's folder: the fixtures plus a session whose agent wrote hostile text.
@@ -113,7 +75,7 @@ describe('Agent Sessions in a VS Code window', function () {
 
   it('lists the sessions by provider and project, with turns, tokens and health', async () => {
     await page.locator('.activitybar .action-item [aria-label^="Agent Progress"]').first().click();
-    await command('Focus on Agent Sessions View');
+    await runCommand(page, 'Focus on Agent Sessions View');
     const tree = page.locator('.part.sidebar .pane', { hasText: 'Agent Sessions' });
     await tree.locator('[role=treeitem]', { hasText: 'Claude Code' }).first().waitFor({ timeout: 60_000 });
     for (const provider of ['Claude Code', 'Codex CLI', 'Gemini CLI', 'VS Code Copilot Chat']) await tree.locator('[role=treeitem]', { hasText: provider }).first().waitFor();
@@ -127,7 +89,7 @@ describe('Agent Sessions in a VS Code window', function () {
 
   it('opens a session as a timeline with its failed tool call highlighted', async () => {
     await page.locator('.part.sidebar [role=treeitem]', { hasText: 'Cart coupon codes' }).first().click();
-    const frame = await webviewFrame('Cart coupon codes');
+    const frame = await webviewFrame(page, 'Cart coupon codes');
     assert.equal(await frame.locator('section.turn').count(), 6);
     const failed = frame.locator('button.tool.error');
     assert.equal(await failed.count(), 1);
@@ -140,7 +102,7 @@ describe('Agent Sessions in a VS Code window', function () {
 
   it('keeps a transcript\'s hostile text inert', async () => {
     await page.locator('.part.sidebar [role=treeitem]', { hasText: 'Hostile' }).first().click();
-    const frame = await webviewFrame('Hostile');
+    const frame = await webviewFrame(page, 'Hostile');
     await frame.locator('button.tool.error').click();
     await frame.locator('.event pre.output').waitFor();
     const facts = (await frame.evaluate(`(() => ({
@@ -156,7 +118,7 @@ describe('Agent Sessions in a VS Code window', function () {
   });
 
   it('searches every session from the command palette and opens the match', async () => {
-    await command('Agent Progress: Search Agent Sessions');
+    await runCommand(page, 'Agent Progress: Search Agent Sessions');
     await page.locator('.quick-input-widget', { hasText: 'Search Agent Sessions' }).waitFor();
     await page.keyboard.type('ECONNREFUSED', { delay: 30 });
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'ECONNREFUSED' }).first();
@@ -164,7 +126,7 @@ describe('Agent Sessions in a VS Code window', function () {
     assert.match(await row.innerText(), /Codex CLI/);
     await shot('agent-sessions-search');
     await page.keyboard.press('Enter');
-    const frame = await webviewFrame('Fix the failing inventory sync job');
+    const frame = await webviewFrame(page, 'Fix the failing inventory sync job');
     assert.equal(await frame.locator('button.tool.error').count(), 5);
     await shot('agent-session-loop', '.part.editor');
   });

@@ -8,24 +8,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { call, startServer, type StdioServer } from '../helpers/stdioServer';
+import { loadHarness, screenshot, type CodeServer, type Harness } from '../helpers/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const shots = path.join(root, '.test-results', 'screenshots');
-
-interface CodeServer {
-  port: number;
-  runDir: string;
-  stop(opts?: object): Promise<{ left: unknown[] }>;
-}
-interface Harness {
-  startCodeServer(options: object): Promise<CodeServer>;
-  launchChromium(server: CodeServer): Promise<Browser>;
-  workbenchUrl(server: CodeServer, options: object): string;
-  cleanupReport(result: object): { ok: boolean; line: string };
-}
 
 describe('the Review view in a VS Code window', function () {
   this.timeout(240_000);
@@ -40,15 +28,10 @@ describe('the Review view in a VS Code window', function () {
 
   const tool = async (name: string, args: Record<string, unknown>) => (await call(agent, name, args)).structuredContent as Record<string, unknown>;
 
-  async function shot(name: string, selector?: string): Promise<void> {
-    await page.mouse.move(700, 897);
-    const file = path.join(shots, `${name}.png`);
-    if (selector) await page.locator(selector).first().screenshot({ path: file });
-    else await page.screenshot({ path: file });
-  }
+  const shot = (name: string, selector?: string): Promise<void> => screenshot(page, path.join(shots, `${name}.png`), selector);
 
   before(async function () {
-    harness = (await import(pathToFileURL(path.join(root, 'scripts', 'vscode', 'codeServer.mjs')).href)) as Harness;
+    harness = await loadHarness();
     fs.mkdirSync(shots, { recursive: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-browser-review-'));
     const db = path.join(dir, 'ledger', 'data.db');

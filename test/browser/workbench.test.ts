@@ -7,24 +7,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { loadHarness, screenshot, type CodeServer, type Harness, webviewFrame, runCommand } from '../helpers/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const shots = path.join(root, '.test-results', 'screenshots');
 const cliJs = path.join(root, 'dist', 'cli.js');
-
-interface CodeServer {
-  port: number;
-  runDir: string;
-  stop(opts?: object): Promise<{ left: unknown[] }>;
-}
-interface Harness {
-  startCodeServer(options: object): Promise<CodeServer>;
-  launchChromium(server: CodeServer): Promise<Browser>;
-  workbenchUrl(server: CodeServer, options: object): string;
-  cleanupReport(result: object): { ok: boolean; line: string };
-}
 
 describe('the extension in a VS Code window', function () {
   this.timeout(240_000);
@@ -38,36 +26,10 @@ describe('the extension in a VS Code window', function () {
   const log = (args: string[]): string =>
     execFileSync(process.execPath, [cliJs, ...args, '--json'], { env: { ...process.env, AGENT_PROGRESS_DB_PATH: db } }).toString();
 
-  async function shot(name: string, selector?: string): Promise<void> {
-    await page.mouse.move(700, 897);
-    const file = path.join(shots, `${name}.png`);
-    if (selector) await page.locator(selector).first().screenshot({ path: file });
-    else await page.screenshot({ path: file });
-  }
-
-  /** The inner frame of the webview whose page shows `text`. */
-  async function webviewFrame(text: string): Promise<Frame> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      for (const frame of page.frames()) {
-        const found = await frame.locator('h1', { hasText: text }).count().catch(() => 0);
-        if (found > 0) return frame;
-      }
-      if (Date.now() > deadline) throw new Error(`no webview shows "${text}"`);
-      await page.waitForTimeout(250);
-    }
-  }
-
-  async function command(title: string): Promise<void> {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input').first();
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
-  }
+  const shot = (name: string, selector?: string): Promise<void> => screenshot(page, path.join(shots, `${name}.png`), selector);
 
   before(async function () {
-    harness = (await import(pathToFileURL(path.join(root, 'scripts', 'vscode', 'codeServer.mjs')).href)) as Harness;
+    harness = await loadHarness();
     fs.mkdirSync(shots, { recursive: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-browser-'));
     db = path.join(dir, 'ledger', 'data.db');
@@ -114,7 +76,7 @@ describe('the extension in a VS Code window', function () {
   });
 
   it('searches titles and content as you type', async () => {
-    await command('Agent Progress: Search Logs');
+    await runCommand(page, 'Agent Progress: Search Logs');
     await page.locator('.quick-input-widget', { hasText: 'Search Agent Progress Logs' }).waitFor();
     await page.keyboard.type('webhook', { delay: 30 });
     // The list opens with the newest entries; the ranked result carries a snippet of the match.
@@ -127,13 +89,13 @@ describe('the extension in a VS Code window', function () {
     assert.match(await row.innerText(), /Fixed flaky checkout test/);
     await shot('search');
     await page.keyboard.press('Enter');
-    const frame = await webviewFrame('Fixed flaky checkout test');
+    const frame = await webviewFrame(page, 'Fixed flaky checkout test');
     assert.match(await frame.locator('.content').innerText(), /200 runs, no failure/);
   });
 
   it('shows an entry page with its summary button and Markdown content', async () => {
     await page.locator('.part.sidebar [role=treeitem]', { hasText: 'Refactored authentication to JWT' }).click();
-    const frame = await webviewFrame('Refactored authentication to JWT');
+    const frame = await webviewFrame(page, 'Refactored authentication to JWT');
     assert.equal(await frame.locator('.content strong').innerText(), 'JWT');
     assert.equal(await frame.locator('.content li').count(), 2);
     assert.equal(await frame.locator('#summarise').innerText(), 'Summarise');
@@ -142,7 +104,7 @@ describe('the extension in a VS Code window', function () {
 
   it('keeps hostile content inert: no script runs, no handler, no remote content', async () => {
     await page.locator('.part.sidebar [role=treeitem]', { hasText: 'Hostile' }).click();
-    const frame = await webviewFrame('Hostile <img src=x onerror=alert(1)>');
+    const frame = await webviewFrame(page, 'Hostile <img src=x onerror=alert(1)>');
     // Evaluated in the webview's page; a string keeps DOM types out of this Node program.
     const facts = (await frame.evaluate(`(() => ({
       pwned: window.pwned,

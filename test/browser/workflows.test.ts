@@ -8,25 +8,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { initRepo, type TestRepo } from '../helpers/gitRepo';
 import { call, startServer, type StdioServer } from '../helpers/stdioServer';
+import { loadHarness, screenshot, type CodeServer, type Harness, webviewFrame } from '../helpers/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const shots = path.join(root, '.test-results', 'screenshots');
-
-interface CodeServer {
-  port: number;
-  runDir: string;
-  stop(opts?: object): Promise<{ left: unknown[] }>;
-}
-interface Harness {
-  startCodeServer(options: object): Promise<CodeServer>;
-  launchChromium(server: CodeServer): Promise<Browser>;
-  workbenchUrl(server: CodeServer, options: object): string;
-  cleanupReport(result: object): { ok: boolean; line: string };
-}
 
 describe('workflows in a VS Code window', function () {
   this.timeout(240_000);
@@ -42,27 +30,10 @@ describe('workflows in a VS Code window', function () {
 
   const tool = async (name: string, args: Record<string, unknown>) => (await call(agent, name, args)).structuredContent as Record<string, unknown>;
 
-  async function shot(name: string, selector?: string): Promise<void> {
-    await page.mouse.move(700, 897);
-    const file = path.join(shots, `${name}.png`);
-    if (selector) await page.locator(selector).first().screenshot({ path: file });
-    else await page.screenshot({ path: file });
-  }
-
-  async function webviewFrame(text: string): Promise<Frame> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      for (const frame of page.frames()) {
-        const found = await frame.locator('h1', { hasText: text }).count().catch(() => 0);
-        if (found > 0) return frame;
-      }
-      if (Date.now() > deadline) throw new Error(`no webview shows "${text}"`);
-      await page.waitForTimeout(250);
-    }
-  }
+  const shot = (name: string, selector?: string): Promise<void> => screenshot(page, path.join(shots, `${name}.png`), selector);
 
   before(async function () {
-    harness = (await import(pathToFileURL(path.join(root, 'scripts', 'vscode', 'codeServer.mjs')).href)) as Harness;
+    harness = await loadHarness();
     fs.mkdirSync(shots, { recursive: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-browser-wf-'));
     const db = path.join(dir, 'ledger', 'data.db');
@@ -168,7 +139,7 @@ describe('workflows in a VS Code window', function () {
     assert.match(await notification.innerText(), expected);
     await shot('workflows-notification');
     await notification.locator('.monaco-button', { hasText: 'Open' }).click();
-    const frame = await webviewFrame('JWT sessions');
+    const frame = await webviewFrame(page, 'JWT sessions');
     await frame.locator('.task.focus h3', { hasText: 'Login route issues tokens' }).waitFor();
     assert.deepEqual(await frame.locator('.plan li').allInnerTexts(), ['1 Token middleware', '2 Login route issues tokens', '3 Remove cookie sessions']);
     assert.equal(await frame.locator('.task').count(), 2);
@@ -180,7 +151,7 @@ describe('workflows in a VS Code window', function () {
   });
 
   it('opens a changed file from the workflow page in the diff editor: the start of the task against now', async () => {
-    const frame = await webviewFrame('JWT sessions');
+    const frame = await webviewFrame(page, 'JWT sessions');
     await frame.locator('.files button', { hasText: 'src/auth/session.ts' }).click();
     const diff = page.locator('.part.editor .monaco-diff-editor');
     await diff.waitFor({ timeout: 20_000 });
