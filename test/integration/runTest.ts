@@ -36,6 +36,18 @@ async function main(): Promise<number> {
   const workspace = path.resolve(option('workspace') ?? path.join(tmp, 'workspace'));
   fs.mkdirSync(workspace, { recursive: true });
   const resultsFile = path.join(tmp, 'results.json');
+  // VS Code also reads other clients' MCP files in the workspace (.mcp.json, .cursor/mcp.json):
+  // the Connect Other Agents tests write those, and their servers must not stand in for the
+  // provider's in the tests that follow. Off here; a person's VS Code keeps its own choice.
+  const userSettings = path.join(tmp, 'user-data', 'User', 'settings.json');
+  fs.mkdirSync(path.dirname(userSettings), { recursive: true });
+  fs.writeFileSync(
+    userSettings,
+    JSON.stringify({
+      'chat.mcp.discovery.enabled': { 'claude-desktop': false, copilot: false, windsurf: false, 'cursor-global': false, 'cursor-workspace': false },
+      'chat.mcp.workspaceRootConfig.enabled': false,
+    }),
+  );
   const countsFile = option('counts');
   const screenshots = option('screenshots');
   const grep = option('grep');

@@ -99,11 +99,11 @@ describe('Agent Sessions in VS Code', function () {
     let retypeAt = Date.now() + 4_000;
     const item = await until(() => {
       if (Date.now() > retypeAt && pick.items.every((i) => i.match === undefined)) {
-        pick.value = 'ECONNREFUSED ';
-        retypeAt = Infinity;
+        pick.value = pick.value === 'ECONNREFUSED' ? 'ECONNREFUSED ' : 'ECONNREFUSED';
+        retypeAt = Date.now() + 4_000;
       }
       return pick.items.find((i) => i.match?.session_id === X2);
-    }, 'a result from the Codex sync session', 15_000, 50).catch((err: Error) => {
+    }, 'a result from the Codex sync session', 20_000, 50).catch((err: Error) => {
       throw new Error(`${err.message}; the pick shows: ${pick.items.map((i) => i.label).join(' | ').slice(0, 600)}`);
     });
     assert.match(item.label, /ECONNREFUSED/);

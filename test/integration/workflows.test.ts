@@ -62,7 +62,11 @@ describe('Workflows in VS Code', function () {
     // Dirt from before the task: it must not be blamed on it.
     fs.writeFileSync(path.join(workspace, 'README.md'), '# Workspace, edited before the task\n');
     await until(async () => {
-      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined);
+      // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
+      await Promise.race([
+        vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
+        new Promise((resolve) => setTimeout(resolve, 5_000)),
+      ]);
       return tool('start_workflow') && tool('complete_task');
     }, 'the workflow tools from the Agent Progress server', 120_000, 500);
   });
@@ -90,8 +94,12 @@ describe('Workflows in VS Code', function () {
     const wfNode = roots.find((n): n is Extract<WorkflowNode, { kind: 'workflow' }> => n.kind === 'workflow' && n.workflow.id === workflowId);
     assert.ok(wfNode, JSON.stringify(roots.map((r) => r.kind)));
     assert.equal(api.deps.workflows.showsProgress, true, 'the view shows a progress bar while a task runs');
-    const tasks = await api.deps.workflows.getChildren(wfNode);
-    const item = api.deps.workflows.getTreeItem(tasks[0]!);
+    // The view reads the ledger again when it changes (within a second), as a person sees it.
+    const item = await until(async () => {
+      const tasks = await api.deps.workflows.getChildren(wfNode);
+      const row = api.deps.workflows.getTreeItem(tasks[0]!);
+      return String(row.description).startsWith('60%') && row;
+    }, 'the task row to show 60%');
     assert.equal(item.label, 'Setup JWT middleware');
     assert.match(String(item.description), /^60% · Writing the middleware · started/);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'sync~spin');
