@@ -169,7 +169,7 @@ export function usePostgres(): () => TestPostgres {
     server = await testPostgres();
     if (!server) {
       console.log(`      ${SKIP_MESSAGE}`);
-      this.skip();
+      this.skip(); // no PostgreSQL binaries here; with CI or AP_REQUIRE_POSTGRES set, testPostgres() throws instead
     }
   });
   return () => {

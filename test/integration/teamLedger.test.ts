@@ -25,7 +25,7 @@ describe('Team ledger: Copy Ledger To or From PostgreSQL', function () {
     const server = await testPostgres().catch(() => undefined);
     if (!server) {
       console.log(`      ${SKIP_MESSAGE}`);
-      this.skip();
+      this.skip(); // no PostgreSQL binaries on this machine (CI installs them)
     }
     url = await server.createDatabase();
     const extension = vscode.extensions.getExtension<AgentProgressApi>(EXTENSION_ID)!;
