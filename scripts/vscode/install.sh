@@ -55,7 +55,13 @@ npm_install_pinned() { # dir name version [env...]
   local dir=$1 name=$2 version=$3; shift 3
   mkdir -p "$dir"
   printf '{ "private": true, "dependencies": { "%s": "%s" } }\n' "$name" "$version" > "$dir/package.json"
-  (cd "$dir" && env "$@" npm install --no-audit --no-fund --no-update-notifier --loglevel=error)
+  # An npm started from inside an npm script (npm test) inherits the outer npm's settings as
+  # npm_config_* and npm_* variables, among them npm_config_user_agent naming the outer Node
+  # ("node/v20"): code-server's postinstall reads its Node major from that and refuses. Each
+  # pinned install therefore starts from an environment without any of them.
+  local inherited=()
+  while IFS= read -r var; do inherited+=(-u "$var"); done < <(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/\1/p')
+  (cd "$dir" && env "${inherited[@]}" "$@" npm install --no-audit --no-fund --no-update-notifier --loglevel=error)
 }
 
 # 1. Debian packages. chromium: the browser that hosts the workbench. libkrb5-dev: headers for
