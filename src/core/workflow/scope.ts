@@ -4,7 +4,7 @@
 // from the repository root and, when the server works in a subfolder, from that subfolder too.
 // Case is ignored: the check warns, it never refuses.
 
-import { globSource, hasGlobMagic } from './ignore';
+import { globMatcher, hasGlobMagic } from './globMatcher';
 import type { FilesChanged, Verification } from './types';
 
 type Matcher = (file: string) => boolean;
@@ -23,14 +23,12 @@ function areaMatcher(raw: string): Matcher {
   const anchored = area.startsWith('/');
   const body = area.replace(/^\/+/, '');
   if (hasGlobMagic(body)) {
-    const source = globSource(body);
     if (body.includes('/') || anchored) {
       // A path glob: the file itself, or a folder it lies in ("src/*" covers src/a/b.ts).
-      const re = new RegExp(`^${source}(?:/.*)?$`, 'iu');
-      return (file) => re.test(file);
+      return globMatcher(body, { caseInsensitive: true, orInside: true });
     }
-    const re = new RegExp(`^${source}$`, 'iu');
-    return (file) => segments(file).some((s) => re.test(s));
+    const matches = globMatcher(body, { caseInsensitive: true });
+    return (file) => segments(file).some(matches);
   }
   const lower = body.toLowerCase();
   if (body.includes('/') || anchored) {
