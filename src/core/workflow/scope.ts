@@ -71,20 +71,21 @@ export function touchedPaths(files: FilesChanged): string[] {
   return [...files.added, ...files.modified, ...files.deleted, ...files.renamed.flatMap((r) => [r.from, r.to])];
 }
 
-/** The seed's verification block: scope_match, unexpected_files, and the seed's warning line. */
-export function verifyScope(files: FilesChanged, areas: readonly string[], workspacePrefix = ''): Verification {
+/**
+ * The seed's verification block: scope_match, unexpected_files, and the seed's warning line; plus
+ * scope_checked, since a scope that was not checked (no areas, or the files changed are unknown)
+ * is neither a match nor a mismatch.
+ */
+export function verifyScope(files: FilesChanged, areas: readonly string[], workspacePrefix = '', filesKnown = true): Verification {
+  const notChecked = (why: string): Verification => ({ scope_match: null, scope_checked: false, unexpected_files: [], warnings: [why] });
+  if (areas.length === 0) return notChecked('No areas were declared at start_task, so the scope was not checked.');
+  if (!filesKnown) return notChecked('The files changed are not known, so the scope was not checked.');
   const touched = touchedPaths(files);
-  if (areas.length === 0) {
-    return {
-      scope_match: true,
-      unexpected_files: [],
-      warnings: touched.length > 0 ? ['No areas were declared at start_task, so the scope was not checked.'] : [],
-    };
-  }
   const scope = scopeFor(areas, workspacePrefix);
   const unexpected = [...new Set(touched.filter((f) => !scope.inScope(f)))].sort();
   return {
     scope_match: unexpected.length === 0,
+    scope_checked: true,
     unexpected_files: unexpected,
     warnings: unexpected.length > 0 ? [`⚠️ ${unexpected.length} file(s) modified outside declared scope (${areas.join(', ')})`] : [],
   };

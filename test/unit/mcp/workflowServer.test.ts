@@ -116,9 +116,39 @@ describe('workflow tools (in memory, real client)', function () {
     const out = done.structuredContent as Record<string, unknown>;
     assert.deepEqual(Object.keys(out).sort(), ['commits', 'duration_seconds', 'files_changed', 'status', 'task_id', 'verification']);
     assert.deepEqual(out.files_changed, { added: ['src/middleware/auth.ts'], modified: ['package.json', 'src/auth/session.ts'], deleted: [], renamed: [] });
-    assert.deepEqual(out.verification, { scope_match: false, unexpected_files: ['package.json'], warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, middleware)'] });
+    assert.deepEqual(out.verification, { scope_match: false, scope_checked: true, unexpected_files: ['package.json'], warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, middleware)'] });
     assert.equal(typeof out.duration_seconds, 'number');
     assert.match(text(done), /^Completed task \w+ "Setup JWT middleware" \(success\) in \d+s\.\nFiles changed: 1 added, 2 modified\.\n {2}A src\/middleware\/auth\.ts\n {2}M package\.json\n {2}M src\/auth\/session\.ts\nOutside the declared areas: package\.json\nWarning: ⚠️ 1 file\(s\) modified outside declared scope \(auth, middleware\)$/);
+  });
+
+  it('says the scope was not checked, rather than that it matched, without areas or without a snapshot', async () => {
+    const { workflow_id } = (await call('start_workflow', { name: 'Unchecked scope' })).structuredContent as { workflow_id: string };
+    const noAreas = (await call('start_task', { workflow_id, name: 'No areas', goal: 'g' })).structuredContent as { task_id: string };
+    repo.write('src/auth/session.ts', 'export const s = 3;\n');
+    const done = await call('complete_task', { task_id: noAreas.task_id, status: 'success', outcome: { summary: 's' } });
+    assert.deepEqual((done.structuredContent as Record<string, unknown>).verification, {
+      scope_match: null,
+      scope_checked: false,
+      unexpected_files: [],
+      warnings: ['No areas were declared at start_task, so the scope was not checked.'],
+    });
+    assert.match(text(done), /\nScope: not checked \(see the warning\)\.\nWarning: No areas were declared at start_task, so the scope was not checked\.$/);
+
+    // A workspace that does not exist: no snapshot, so the files changed (and the scope) are unknown.
+    const elsewhere = await connectInMemory({ dir: path.join(tempDir(), 'ledger'), toolsets: ['workflow'], workspace: path.join(tempDir(), 'gone') });
+    try {
+      const callThere = async (name: string, args: unknown) => (await elsewhere.client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
+      const wf = (await callThere('start_workflow', { name: 'No snapshot' })).structuredContent as { workflow_id: string };
+      const st = (await callThere('start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'g', areas: ['auth'] })).structuredContent as { task_id: string; snapshot_type: string };
+      assert.equal(st.snapshot_type, 'none');
+      const there = await callThere('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } });
+      const v = (there.structuredContent as { verification: { scope_match: unknown; scope_checked: boolean; unexpected_files: string[]; warnings: string[] } }).verification;
+      assert.deepEqual([v.scope_match, v.scope_checked, v.unexpected_files], [null, false, []]);
+      assert.ok(v.warnings.includes('The files changed are not known, so the scope was not checked.'), v.warnings.join(' | '));
+      assert.doesNotMatch(text(there), /every changed file is inside/);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('refuses every bad enum, missing field and malformed value with -32602, naming it', async () => {
