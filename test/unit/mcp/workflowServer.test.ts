@@ -6,11 +6,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { longName, STALLING_GLOB, starGlob, starGlobMatches } from '../../helpers/globOracle';
 import { initRepo, type TestRepo } from '../../helpers/gitRepo';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-workflow.json');
+const PROPERTY_SEED = Number(process.env.PROPERTY_SEED ?? 20260302);
 
 async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
   try {
@@ -149,6 +152,23 @@ describe('workflow tools (in memory, real client)', function () {
     } finally {
       await elsewhere.close();
     }
+  });
+
+  it('checks pathological glob areas against long file names, as a plain scan says', async () => {
+    const { workflow_id } = (await call('start_workflow', { name: 'Hostile areas' })).structuredContent as { workflow_id: string };
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(starGlob(), fc.uniqueArray(longName(110).filter((n) => n !== ''), { minLength: 1, maxLength: 3 }), async (glob, names) => {
+        round++;
+        const st = (await call('start_task', { workflow_id, name: `Round ${round}`, goal: 'g', areas: [glob.pattern] })).structuredContent as { task_id: string };
+        for (const name of names) repo.write(`dir/${name}`, `round ${round}\n`);
+        const done = (await call('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } })).structuredContent as { verification: { unexpected_files: string[]; scope_match: boolean } };
+        const outside = names.filter((n) => !starGlobMatches(glob, n)).map((n) => `dir/${n}`).sort();
+        assert.deepEqual(done.verification.unexpected_files, outside, `area ${glob.pattern}`);
+        assert.equal(done.verification.scope_match, outside.length === 0);
+      }),
+      { seed: PROPERTY_SEED, numRuns: Math.max(1, Math.round(12 * Number(process.env.PROPERTY_RUNS_SCALE ?? 1))), examples: [[STALLING_GLOB, ['a'.repeat(110), `${'a'.repeat(109)}b`]]] },
+    );
   });
 
   it('refuses every bad enum, missing field and malformed value with -32602, naming it', async () => {
