@@ -1,14 +1,18 @@
 // Streamable HTTP transport (node dist/server.js --http PORT): 127.0.0.1 by default, a bearer
-// token on every request but /healthz, Host and Origin checked against DNS rebinding, one MCP
-// server per session, sessions kept in the ledger so that a client's session (and the agent it
-// authenticated as) survives a restart, /metrics for Prometheus, a graceful shutdown.
+// token on every request but /healthz (failed attempts logged and rate-limited per address), Host
+// and Origin checked against DNS rebinding, one MCP server per session, sessions kept in the
+// ledger so that a client's session (and the agent it authenticated as) survives a restart, at
+// most maxSessions of them held (the least recently used ends first) and idle ones ended,
+// /metrics for Prometheus, a graceful shutdown.
 
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import * as dns from 'node:dns/promises';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import * as net from 'node:net';
 import { Readable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { FILE_MODE } from '../core/storage/files';
 import type { Logger } from '../core/log';
 import { newQueueSession, type QueueSession } from '../core/queue/queueService';
@@ -24,7 +28,21 @@ export interface HttpOptions {
   allowedHosts: string[];
   /** Extra Origin values accepted, e.g. "https://dashboard.example.com". */
   allowedOrigins: string[];
+  /** Sessions held at once; a new one beyond it ends the least recently used. */
+  maxSessions: number;
+  /** A session unused this long ends (and its ledger row goes). */
+  sessionIdleMs: number;
 }
+
+export const HTTP_SESSION_DEFAULTS = { maxSessions: 200, sessionIdleMinutes: 24 * 60 } as const;
+/** Failed bearer attempts an address may make per window before it is refused (429) for one. */
+export const AUTH_FAILURE_LIMIT = 10;
+export const AUTH_WINDOW_MS = 60_000;
+/** Tokens shorter than this are refused on an address other machines can reach. */
+export const MIN_NETWORK_TOKEN_LENGTH = 32;
+
+/** A start refused for a reason the person can fix (exit 2 with the message). */
+export class HttpStartRefused extends Error {}
 
 export interface HttpDeps {
   services: Services;
@@ -37,6 +55,8 @@ export interface HttpDeps {
 export interface RunningHttpServer {
   url: string;
   port: number;
+  /** The address actually bound, e.g. "127.0.0.1", "::1" or "0.0.0.0". */
+  address: string;
   /** Stops accepting, lets requests in flight finish, keeps sessions for the next start. */
   close(): Promise<void>;
 }
@@ -44,6 +64,48 @@ export interface RunningHttpServer {
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   queue: QueueSession;
+  /** Calls of this session under way (POST, DELETE; not the GET event stream). */
+  busy: number;
+  lastActive: number;
+  /** When its ledger row's last_seen was last written. */
+  savedAt: number;
+  endReason?: EndReason;
+  ended?: boolean;
+}
+
+type EndReason = 'closed' | 'idle' | 'capacity';
+
+/** Failed bearer attempts of one remote address in the current window. */
+interface Strikes {
+  count: number;
+  windowStart: number;
+  blockedUntil: number;
+}
+
+export function isLoopbackAddress(address: string): boolean {
+  const a = address.toLowerCase();
+  return a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.');
+}
+
+/** Whether every address `host` names is a loopback one (so other machines cannot connect). */
+async function loopbackOnly(host: string): Promise<boolean> {
+  if (net.isIP(host)) return isLoopbackAddress(host);
+  try {
+    const all = await dns.lookup(host, { all: true });
+    return all.length > 0 && all.every((a) => isLoopbackAddress(a.address));
+  } catch {
+    return true; // unresolvable: listen fails with its own message
+  }
+}
+
+/** The bearer token of an Authorization header; the scheme is case-insensitive (RFC 7235). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const value = header.trim();
+  const space = value.search(/[ \t]/);
+  if (space < 0 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  const token = value.slice(space + 1).trim();
+  return token === '' ? undefined : token;
 }
 
 /** The bearer token: from the environment, else kept in a 0600 file beside the ledger. */
@@ -112,16 +174,79 @@ async function sendWebResponse(response: Response, res: http.ServerResponse): Pr
 }
 
 export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Promise<RunningHttpServer> {
+  // A short token is guessable from the network; refuse before anything is bound.
+  if (options.token.length < MIN_NETWORK_TOKEN_LENGTH && !(await loopbackOnly(options.host))) {
+    throw new HttpStartRefused(
+      `Refusing to listen on ${options.host}, which other machines can reach, with a bearer token of ${options.token.length} characters: ` +
+        `set AGENT_PROGRESS_HTTP_TOKEN to at least ${MIN_NETWORK_TOKEN_LENGTH} random characters (e.g. $(openssl rand -hex 24)), or unset it to use a generated one.`,
+    );
+  }
   const sessions = new Map<string, Session>();
+  const ended: Record<EndReason, number> = { closed: 0, idle: 0, capacity: 0 };
+  const strikes = new Map<string, Strikes>();
+  let authFailures = 0;
+  let rateLimited = 0;
   let inFlight = 0;
   let closing = false;
   let port = options.port;
+  const bracketed = (h: string): string => (net.isIPv6(h) ? `[${h}]` : h);
   const hostsFor = (p: number): Set<string> =>
-    new Set([`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`, ...(options.host !== '127.0.0.1' && options.host !== '0.0.0.0' ? [`${options.host}:${p}`] : []), ...options.allowedHosts]);
+    new Set([`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`, ...(options.host !== '127.0.0.1' && options.host !== '0.0.0.0' ? [`${bracketed(options.host)}:${p}`] : []), ...options.allowedHosts]);
   const originsFor = (p: number): Set<string> => new Set([`http://127.0.0.1:${p}`, `http://localhost:${p}`, `http://[::1]:${p}`, ...options.allowedOrigins]);
+  // Active sessions keep their ledger row fresh, so that rows idle longer than sessionIdleMs can go.
+  const touchMs = Math.min(options.sessionIdleMs / 4, 15 * 60_000);
+
+  /**
+   * Forgets a session for good: its ledger row and its agent's connection, then memory (until
+   * then a request for it is answered 404, and is not restored from the row). Once.
+   */
+  const forget = async (entry: Session, reason: EndReason): Promise<void> => {
+    if (entry.ended) return;
+    entry.ended = true;
+    const sid = entry.transport.sessionId;
+    ended[reason]++;
+    if (reason !== 'closed') deps.logger.info('session ended', { session_id: sid, reason, agent_id: entry.queue.agent?.name, project_id: entry.queue.agent?.projectId });
+    await deps.services
+      .queue()
+      .then((q) => q.endSession(entry.queue))
+      .catch((err: unknown) => deps.logger.warn(`Could not remove an ended session from the ledger: ${(err as Error).message}`));
+    if (sid && sessions.get(sid) === entry) sessions.delete(sid);
+  };
+
+  const end = async (entry: Session, reason: EndReason): Promise<void> => {
+    entry.endReason = reason;
+    await Promise.all([forget(entry, reason), entry.transport.close().catch(() => undefined)]);
+  };
+
+  const touch = (entry: Session, now: number): void => {
+    if (entry.ended || now - entry.savedAt < touchMs) return;
+    entry.savedAt = now;
+    const q = entry.queue;
+    void deps.services
+      .ledger()
+      .then((l) => l.queue.saveSession({ id: q.id, projectId: q.projectId ?? null, agentName: q.agent?.name ?? null, createdAt: q.createdAt, lastSeen: new Date(now).toISOString() }))
+      .catch((err: unknown) => deps.logger.warn(`Could not record a session's activity: ${(err as Error).message}`));
+  };
+
+  /**
+   * Ends the least recently used idle sessions until a new one fits beside those held and those
+   * being initialized (`starts`); false when all are busy.
+   */
+  let starts = 0;
+  const makeRoom = async (): Promise<boolean> => {
+    const live = (): number => [...sessions.values()].filter((e) => !e.ended).length;
+    while (live() + starts >= options.maxSessions) {
+      let victim: Session | undefined;
+      for (const e of sessions.values()) if (!e.ended && e.busy === 0 && (!victim || e.lastActive < victim.lastActive)) victim = e;
+      if (!victim) return false;
+      await end(victim, 'capacity');
+    }
+    return true;
+  };
 
   const open = async (queue: QueueSession, id?: string): Promise<Session> => {
     const server = createServer({ services: deps.services, logger: deps.logger, toolsets: deps.toolsets, version: deps.version, project: deps.project, session: queue });
+    const now = Date.now();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id ?? randomUUID(),
       enableJsonResponse: true,
@@ -130,24 +255,23 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
         sessions.set(sid, entry);
       },
     });
-    const entry: Session = { transport, queue };
+    const entry: Session = { transport, queue, busy: 0, lastActive: now, savedAt: now };
     transport.onclose = () => {
-      const sid = transport.sessionId;
-      if (sid && sessions.get(sid) === entry && !closing) {
-        sessions.delete(sid);
-        // The client ended its session: forget it, and its agent is no longer connected.
-        void deps.services.queue().then((q) => q.endSession(queue)).catch(() => undefined);
-      }
+      // The client ended its session (DELETE), or this server did: forget it, and its agent is
+      // no longer connected. At shutdown sessions stay in the ledger for the next start.
+      if (!closing && transport.sessionId) void forget(entry, entry.endReason ?? 'closed');
     };
     await server.connect(transport);
     return entry;
   };
 
   /** A session the ledger remembers (a restart happened): rebuilt, then initialized internally. */
-  const restore = async (sid: string): Promise<Session | undefined> => {
+  const restore = async (sid: string): Promise<Session | 'unknown' | 'full'> => {
     const queue = await (await deps.services.queue()).restoreSession(sid);
-    if (!queue) return undefined;
+    if (!queue) return 'unknown';
+    if (!(await makeRoom())) return 'full';
     const entry = await open(queue, sid);
+    entry.savedAt = 0; // its row's last_seen is old: refresh it with this call
     const init = new Request(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -165,6 +289,46 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
     return entry;
   };
 
+  /** A request without the right token: logged (never the token given) and counted for its address. */
+  const refuse = (res: http.ServerResponse, remote: string, path: string, reason: string): void => {
+    authFailures++;
+    const now = Date.now();
+    let s = strikes.get(remote);
+    if (!s || now - s.windowStart >= AUTH_WINDOW_MS) {
+      s = { count: 0, windowStart: now, blockedUntil: 0 };
+      strikes.delete(remote);
+      strikes.set(remote, s);
+      // Forget the oldest addresses rather than grow without bound.
+      while (strikes.size > 10_000) strikes.delete(strikes.keys().next().value!);
+    }
+    s.count++;
+    deps.logger.warn(`refused a request: ${reason}`, { remote, path, attempts: s.count });
+    if (s.count >= AUTH_FAILURE_LIMIT) {
+      s.blockedUntil = now + AUTH_WINDOW_MS;
+      deps.logger.warn(`refusing every request from ${remote} for ${AUTH_WINDOW_MS / 1000} s after ${s.count} failed bearer attempts`, { remote });
+    }
+    sendJson(res, 401, { error: 'A bearer token is required: Authorization: Bearer <token> (AGENT_PROGRESS_HTTP_TOKEN, or the token file the server names at start)' }, { 'www-authenticate': 'Bearer' });
+  };
+
+  const httpMetrics = (): string =>
+    [
+      '# HELP agent_progress_http_sessions MCP sessions this server holds.',
+      '# TYPE agent_progress_http_sessions gauge',
+      `agent_progress_http_sessions ${sessions.size}`,
+      '# HELP agent_progress_http_sessions_max Sessions this server holds at most (--max-sessions).',
+      '# TYPE agent_progress_http_sessions_max gauge',
+      `agent_progress_http_sessions_max ${options.maxSessions}`,
+      '# HELP agent_progress_http_sessions_ended_total Sessions ended, by reason: closed by the client, idle, capacity (the least recently used, for a new one).',
+      '# TYPE agent_progress_http_sessions_ended_total counter',
+      ...(['closed', 'idle', 'capacity'] as const).map((r) => `agent_progress_http_sessions_ended_total{reason="${r}"} ${ended[r]}`),
+      '# HELP agent_progress_http_auth_failures_total Requests refused for a missing or wrong bearer token.',
+      '# TYPE agent_progress_http_auth_failures_total counter',
+      `agent_progress_http_auth_failures_total ${authFailures}`,
+      '# HELP agent_progress_http_rate_limited_total Requests refused (429) from an address after too many failed bearer attempts.',
+      '# TYPE agent_progress_http_rate_limited_total counter',
+      `agent_progress_http_rate_limited_total ${rateLimited}`,
+    ].join('\n') + '\n';
+
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const host = req.headers.host ?? '';
@@ -178,15 +342,22 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
       return sendJson(res, 403, { error: `Origin ${JSON.stringify(origin)} is not allowed; start the server with --allowed-origins to accept it` });
     }
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: closing ? 'stopping' : 'ok' });
-    const auth = req.headers.authorization ?? '';
-    const given = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
-    if (!given || !sameSecret(given, options.token)) {
-      return sendJson(res, 401, { error: 'A bearer token is required: Authorization: Bearer <token> (AGENT_PROGRESS_HTTP_TOKEN, or the token file the server names at start)' }, { 'www-authenticate': 'Bearer' });
+    const remote = req.socket.remoteAddress ?? 'unknown';
+    const blocked = strikes.get(remote);
+    if (blocked && blocked.blockedUntil > Date.now()) {
+      // Refused before the token is even compared: a guess made now learns nothing.
+      rateLimited++;
+      const wait = Math.max(1, Math.ceil((blocked.blockedUntil - Date.now()) / 1000));
+      return sendJson(res, 429, { error: `Too many failed bearer attempts from ${remote}; retry in ${wait} s with the right token` }, { 'retry-after': String(wait) });
     }
+    const auth = req.headers.authorization;
+    const given = bearerToken(auth);
+    if (!given) return refuse(res, remote, url.pathname, auth ? 'not a bearer token' : 'no bearer token');
+    if (!sameSecret(given, options.token)) return refuse(res, remote, url.pathname, 'wrong bearer token');
     if (closing) return rpcError(res, 503, -32000, 'The server is shutting down; retry in a moment');
     if (url.pathname === '/metrics') {
       if (req.method !== 'GET') return sendJson(res, 405, { error: 'Use GET' });
-      const text = await (await deps.services.queue()).metrics();
+      const text = (await (await deps.services.queue()).metrics()) + httpMetrics();
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(text);
       return;
     }
@@ -202,21 +373,76 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
     }
     const sid = req.headers['mcp-session-id'];
     let entry: Session | undefined;
+    const full = (): void => rpcError(res, 503, -32000, `All ${options.maxSessions} sessions are busy; retry in a moment`);
+    let starting = false;
     if (typeof sid === 'string') {
-      entry = sessions.get(sid) ?? (await restore(sid));
-      if (!entry) return rpcError(res, 404, -32001, 'Session not found: initialize a new session');
+      const found = sessions.get(sid) ?? (await restore(sid));
+      if (found === 'unknown' || (found !== 'full' && found.ended)) return rpcError(res, 404, -32001, 'Session not found: initialize a new session');
+      if (found === 'full') return full();
+      entry = found;
     } else {
       if (req.method !== 'POST') return rpcError(res, 400, -32000, 'Mcp-Session-Id header is required');
+      if (startsSession(body)) {
+        if (!(await makeRoom())) return full();
+        starting = true;
+        starts++;
+      }
       entry = await open(newQueueSession({ persistent: true }));
     }
-    const response = await entry.transport.handleRequest(toWebRequest(req, url.toString(), body));
-    if (typeof sid !== 'string' && entry.transport.sessionId) {
-      // A new session: remember it, so that it survives a restart.
-      const q = entry.queue;
-      await (await deps.services.ledger()).queue.saveSession({ id: q.id, projectId: null, agentName: null, createdAt: q.createdAt, lastSeen: new Date().toISOString() });
+    // A GET is the client's standing event stream, open while it is connected: not a call, so a
+    // session whose client only listens still goes idle and may be ended for a new one.
+    const call = req.method !== 'GET';
+    if (call) entry.busy++;
+    entry.lastActive = Date.now();
+    try {
+      const response = await entry.transport.handleRequest(toWebRequest(req, url.toString(), body)).finally(() => {
+        if (starting) starts--;
+      });
+      if (typeof sid !== 'string' && entry.transport.sessionId) {
+        // A new session: remember it, so that it survives a restart.
+        const q = entry.queue;
+        await (await deps.services.ledger()).queue.saveSession({ id: q.id, projectId: null, agentName: null, createdAt: q.createdAt, lastSeen: new Date().toISOString() });
+      }
+      await sendWebResponse(response, res);
+    } finally {
+      if (call) {
+        entry.busy--;
+        entry.lastActive = Date.now();
+        touch(entry, entry.lastActive);
+      }
     }
-    await sendWebResponse(response, res);
   };
+
+  /** Ends sessions idle too long, keeps busy ones' rows fresh, and drops stale rows from the ledger. */
+  let lastLedgerSweep = 0;
+  const sweep = async (): Promise<void> => {
+    const now = Date.now();
+    for (const entry of [...sessions.values()]) {
+      if (entry.ended) continue;
+      if (entry.busy > 0) {
+        entry.lastActive = now;
+        touch(entry, now);
+      } else if (now - entry.lastActive >= options.sessionIdleMs) {
+        await end(entry, 'idle');
+      }
+    }
+    if (now - lastLedgerSweep >= Math.min(60_000, options.sessionIdleMs)) {
+      lastLedgerSweep = now;
+      // Rows of sessions no server holds any more (ended before a restart, or on another server).
+      const removed = await (await deps.services.ledger()).queue.expireSessions(new Date(now - options.sessionIdleMs).toISOString());
+      if (removed > 0) deps.logger.info('idle sessions removed from the ledger', { removed });
+    }
+  };
+  const sweepEvery = Math.max(50, Math.min(60_000, options.sessionIdleMs / 4));
+  let sweeping = false;
+  const sweeper = setInterval(() => {
+    if (sweeping || closing) return;
+    sweeping = true;
+    sweep()
+      .catch((err: unknown) => deps.logger.warn(`Could not end idle sessions: ${(err as Error).message}`))
+      .finally(() => (sweeping = false));
+  }, sweepEvery);
+  sweeper.unref();
 
   const server = http.createServer((req, res) => {
     // A GET on /mcp is the client's standing event stream: it ends when its session closes.
@@ -232,18 +458,34 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
         if (counted) inFlight--;
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-  const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}/mcp`;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (err) {
+    clearInterval(sweeper);
+    throw err;
+  }
+  const bound = server.address() as net.AddressInfo;
+  port = bound.port;
+  if (options.token.length < MIN_NETWORK_TOKEN_LENGTH && !isLoopbackAddress(bound.address)) {
+    // The name resolved to a loopback address before, and to another now.
+    clearInterval(sweeper);
+    server.close();
+    throw new HttpStartRefused(`Refusing to serve on ${bracketed(bound.address)}:${port}, which other machines can reach, with a bearer token of ${options.token.length} characters.`);
+  }
+  const unspecified = bound.address === '0.0.0.0' || bound.address === '::';
+  const urlHost = unspecified ? '127.0.0.1' : net.isIP(options.host) ? bracketed(bound.address) : options.host;
+  const url = `http://${urlHost}:${port}/mcp`;
 
   return {
     url,
     port,
+    address: bound.address,
     close: async () => {
       closing = true;
+      clearInterval(sweeper);
       server.close();
       const deadline = Date.now() + 10_000;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -252,4 +494,15 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
       sessions.clear();
     },
   };
+}
+
+/** Whether a POST body starts a session (an initialize request, alone or in a batch). */
+function startsSession(body: Buffer | undefined): boolean {
+  if (!body || body.length === 0) return false;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return Array.isArray(parsed) ? parsed.some((m) => isInitializeRequest(m)) : isInitializeRequest(parsed);
+  } catch {
+    return false;
+  }
 }

@@ -9,7 +9,7 @@ import { createLogger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
 import { newQueueSession } from '../core/queue/queueService';
-import { httpToken, startHttpServer } from './http';
+import { HTTP_SESSION_DEFAULTS, HttpStartRefused, httpToken, startHttpServer } from './http';
 import { createServer } from './server';
 import { parseToolsets, TOOLSET_NAMES, ToolsetError, type ToolsetName } from './toolsets';
 
@@ -27,6 +27,10 @@ Options:
   --host HOST             address to listen on (default 127.0.0.1)
   --allowed-hosts LIST    Host headers accepted besides 127.0.0.1/localhost:PORT (behind a proxy)
   --allowed-origins LIST  Origin headers accepted besides http://127.0.0.1/localhost:PORT
+  --max-sessions N        HTTP sessions held at once; a new one beyond it ends the least recently used
+                          (default ${HTTP_SESSION_DEFAULTS.maxSessions}, or $AGENT_PROGRESS_HTTP_MAX_SESSIONS)
+  --session-idle-minutes M  an HTTP session unused this long ends; the client initializes a new one
+                          (default ${HTTP_SESSION_DEFAULTS.sessionIdleMinutes}, or $AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES)
   --help                  show this help
   --version               print the version
 
@@ -38,7 +42,8 @@ Environment:
   AGENT_PROGRESS_LOG_LEVEL  debug, info, warn or error (default info)
   AGENT_PROGRESS_PROJECT    this workspace's project id, named in the server's instructions
   AGENT_PROGRESS_WORKSPACE  the folder workflow snapshots look at (default: the working directory)
-  AGENT_PROGRESS_HTTP_TOKEN the bearer token for --http (default: generated once, kept in <ledger>.http-token)
+  AGENT_PROGRESS_HTTP_TOKEN the bearer token for --http (default: generated once, kept in <ledger>.http-token);
+                            at least 32 characters when --host is not a loopback address
   AGENT_PROGRESS_LOG_FORMAT text or json (default: json with --http, text on stdio)
   AGENT_PROGRESS_CLAUDE_HOME, AGENT_PROGRESS_CODEX_HOME, AGENT_PROGRESS_GEMINI_HOME,
   AGENT_PROGRESS_VSCODE_USER_DIR
@@ -56,14 +61,51 @@ interface Args {
   host: string;
   allowedHosts: string[];
   allowedOrigins: string[];
+  maxSessions: number | undefined;
+  sessionIdleMinutes: number | undefined;
   /** Toolsets "all" left out because their tools collide with an earlier one. */
   skipped: { toolset: ToolsetName; tool: string; with: ToolsetName }[];
 }
 
 class UsageError extends Error {}
 
+function maxSessions(raw: string, where: string): number {
+  const n = Number(raw.trim());
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError(`${where} needs a whole number of sessions from 1 to 100000, got "${raw}"`);
+  return n;
+}
+
+function idleMinutes(raw: string, where: string): number {
+  const n = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 525_600) throw new UsageError(`${where} needs a number of minutes above 0 (at most 525600, a year), got "${raw}"`);
+  return n;
+}
+
+/** The HTTP session settings: flags, else the environment, else the defaults. */
+export function httpSessionSettings(args: Pick<Args, 'maxSessions' | 'sessionIdleMinutes'>, env: NodeJS.ProcessEnv): { maxSessions: number; sessionIdleMs: number } {
+  const fromEnv = (name: string, parse: (raw: string, where: string) => number): number | undefined => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? undefined : parse(raw, name);
+  };
+  const max = args.maxSessions ?? fromEnv('AGENT_PROGRESS_HTTP_MAX_SESSIONS', maxSessions) ?? HTTP_SESSION_DEFAULTS.maxSessions;
+  const idle = args.sessionIdleMinutes ?? fromEnv('AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES', idleMinutes) ?? HTTP_SESSION_DEFAULTS.sessionIdleMinutes;
+  return { maxSessions: max, sessionIdleMs: Math.round(idle * 60_000) };
+}
+
 export function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { toolsets: ['progress'], db: undefined, help: false, version: false, http: undefined, host: '127.0.0.1', allowedHosts: [], allowedOrigins: [], skipped: [] };
+  const args: Args = {
+    toolsets: ['progress'],
+    db: undefined,
+    help: false,
+    version: false,
+    http: undefined,
+    host: '127.0.0.1',
+    allowedHosts: [],
+    allowedOrigins: [],
+    maxSessions: undefined,
+    sessionIdleMinutes: undefined,
+    skipped: [],
+  };
   const list = (v: string): string[] => v.split(',').map((x) => x.trim()).filter(Boolean);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -98,6 +140,12 @@ export function parseArgs(argv: readonly string[]): Args {
       case '--allowed-origins':
         args.allowedOrigins = list(value());
         break;
+      case '--max-sessions':
+        args.maxSessions = maxSessions(value(), flag);
+        break;
+      case '--session-idle-minutes':
+        args.sessionIdleMinutes = idleMinutes(value(), flag);
+        break;
       case '--help':
       case '-h':
         args.help = true;
@@ -120,8 +168,10 @@ async function main(): Promise<void> {
   console.debug = console.error;
 
   let args: Args;
+  let sessions: { maxSessions: number; sessionIdleMs: number };
   try {
     args = parseArgs(process.argv.slice(2));
+    sessions = httpSessionSettings(args, process.env);
   } catch (err) {
     if (err instanceof UsageError || err instanceof ToolsetError) {
       process.stderr.write(`agent-progress-mcp: ${err.message.replace(/\.$/, '')}. Run with --help for usage.\n`);
@@ -167,7 +217,7 @@ async function main(): Promise<void> {
     config,
     logger,
     onQueueReady: (queue) => {
-      if (args.toolsets.includes('queue')) stopReaper = queue.startReaper({ sessionIdleMs: args.http !== undefined ? 24 * 3600_000 : undefined });
+      if (args.toolsets.includes('queue')) stopReaper = queue.startReaper({ sessionIdleMs: args.http !== undefined ? sessions.sessionIdleMs : undefined });
     },
   });
 
@@ -200,13 +250,25 @@ async function main(): Promise<void> {
     void toolsetCheck.close();
     const { token, source } = httpToken(process.env, `${config.dbPath}.http-token`);
     logger.addSecret(token);
-    const http = await startHttpServer(
-      { services, logger, toolsets: args.toolsets, version: VERSION, project },
-      { port: args.http, host: args.host, token, allowedHosts: args.allowedHosts, allowedOrigins: args.allowedOrigins },
-    );
+    let http;
+    try {
+      http = await startHttpServer(
+        { services, logger, toolsets: args.toolsets, version: VERSION, project },
+        { port: args.http, host: args.host, token, allowedHosts: args.allowedHosts, allowedOrigins: args.allowedOrigins, ...sessions },
+      );
+    } catch (err) {
+      if (!(err instanceof HttpStartRefused)) throw err;
+      process.stderr.write(`agent-progress-mcp: ${err.message}\n`);
+      process.exit(2);
+    }
     stop = () => http.close();
     if (args.toolsets.includes('queue')) await services.queue();
-    logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} at ${http.url} (bearer token: ${source}); ledger ${ledgerLabel(config)}`, { port: http.port });
+    const listening = `${http.address.includes(':') ? `[${http.address}]` : http.address}:${http.port}`;
+    logger.info(
+      `Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} at ${http.url}, listening on ${listening}${http.address === '0.0.0.0' || http.address === '::' ? ' (every interface)' : ''} ` +
+        `(bearer token: ${source}; at most ${sessions.maxSessions} sessions, ended after ${sessions.sessionIdleMs / 60_000} minutes idle); ledger ${ledgerLabel(config)}`,
+      { address: http.address, port: http.port },
+    );
     return;
   }
 

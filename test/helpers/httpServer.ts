@@ -50,10 +50,17 @@ export async function httpClient(port: number, token = TOKEN): Promise<{ client:
   return { client, transport };
 }
 
-/** A raw request, with any Host header (fetch does not let a caller set it). */
-export function rawRequest(port: number, options: { path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+/**
+ * A raw request, with any Host header (fetch does not let a caller set it), to `host` (default
+ * 127.0.0.1) and from `localAddress` (another loopback address is another client to the server).
+ */
+export function rawRequest(
+  port: number,
+  options: { path: string; method?: string; headers?: Record<string, string>; body?: string; host?: string; localAddress?: string },
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: options.path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
+    const target = { host: options.host ?? '127.0.0.1', port, path: options.path, method: options.method ?? 'GET', headers: options.headers, ...(options.localAddress ? { localAddress: options.localAddress } : {}) };
+    const req = http.request(target, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString('utf8')));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));

@@ -117,6 +117,15 @@ function nextAgent(agents: ReviewAgent[]): string | null {
   return agents.find((a) => a.state === 'pending')?.name ?? null;
 }
 
+/** A run as a refusal or a note names it: its id and what it reviews. */
+export function runLabel(r: ReviewRun): string {
+  const what = [r.context.merge_request ? `merge request ${r.context.merge_request}` : '', r.context.branch ? `branch ${r.context.branch}` : ''].filter(Boolean).join(', ');
+  return `${r.id} (${r.workflow}${what ? `, ${what}` : ''}, ${r.phase})`;
+}
+
+/** get_workflow's answer, plus the other running reviews for its text line (not in the schema). */
+export type GetWorkflowWithNotes = GetWorkflowOutput & { other_running: string[] };
+
 /** A workspace-relative path with forward slashes; refuses absolute paths and '..'. */
 export function normaliseFile(file: string): string {
   const p = file.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
@@ -173,16 +182,28 @@ export class ReviewService {
     return run!;
   }
 
-  /** The run named, else the latest one still running in this project; throws what to do. */
+  /**
+   * The run named, else the one running in this project; throws what to do when none runs, or when
+   * several do (acting on one of them would be a guess: each reviews something else).
+   */
   async resolveRun(reviewId: string | undefined): Promise<ReviewRun> {
     if (reviewId !== undefined) {
       const run = await this.deps.store.getRun(reviewId);
       if (!run) throw notFound(`No review ${reviewId}. Call get_workflow without review_id for the current review.`, { review_id: reviewId });
       return run;
     }
-    const [run] = await this.deps.store.listRuns({ projectId: this.deps.projectId(), active: true, limit: 1 });
-    if (!run) throw notFound(`No review is running in project ${this.deps.projectId()}. Call get_workflow first: it starts one from a definition in .agent-progress/reviews/.`);
-    return run;
+    const running = await this.deps.store.listRuns({ projectId: this.deps.projectId(), active: true, limit: 6 });
+    if (running.length === 0) {
+      throw notFound(
+        `No review is running in project ${this.deps.projectId()}. Call get_workflow first: it starts one from a definition in .agent-progress/reviews/ (new_run: true after a completed review).`,
+      );
+    }
+    if (running.length > 1) {
+      throw invalidArgument(`Several reviews are running in project ${this.deps.projectId()}: ${running.slice(0, 5).map(runLabel).join('; ')}. Pass review_id to say which.`, {
+        review_ids: running.map((r) => r.id),
+      });
+    }
+    return running[0]!;
   }
 
   async state(runId: string): Promise<ReviewState> {
@@ -204,24 +225,55 @@ export class ReviewService {
 
   // ---------- tools ----------
 
-  async getWorkflow(raw: unknown): Promise<GetWorkflowOutput> {
+  /**
+   * The review an agent asks for. A review is keyed by what it reviews: with a merge_request,
+   * branch or workflow, only a run of those (the running one, else the latest, completed
+   * included, so the people's decisions show), started when there is none; with nothing, the
+   * running run, else the latest. new_run always starts one. Never another merge request's run.
+   */
+  async getWorkflow(raw: unknown): Promise<GetWorkflowWithNotes> {
     const args = parseInput(getWorkflowInput, raw);
+    const given = (v: string | undefined) => (v !== undefined && v.trim() !== '' ? v.trim() : undefined);
+    const key = { workflow: args.workflow, branch: given(args.branch), mergeRequest: given(args.merge_request) };
     let run: ReviewRun | undefined;
     let started = false;
-    if (args.review_id !== undefined) run = await this.resolveRun(args.review_id);
-    else if (!args.new_run) {
-      const active = await this.deps.store.listRuns({ projectId: this.deps.projectId(), active: true, limit: 20 });
-      run = args.workflow !== undefined ? active.find((r) => r.workflow === args.workflow) : active[0];
+    if (args.review_id !== undefined) {
+      if (args.new_run) throw invalidArgument(`new_run starts another review and review_id names an existing one: pass one of them.`);
+      run = await this.resolveRun(args.review_id);
+      const differs = (
+        [
+          ['workflow', key.workflow, run.workflow],
+          ['branch', key.branch, run.context.branch],
+          ['merge_request', key.mergeRequest, run.context.merge_request],
+        ] as const
+      ).find(([, asked, has]) => asked !== undefined && asked !== has);
+      if (differs) {
+        const [field, asked, has] = differs;
+        throw invalidArgument(
+          `Review ${run.id} is of ${field} ${JSON.stringify(has)}, not ${JSON.stringify(asked)}. Leave review_id out to get (or start) the review of ${field} ${JSON.stringify(asked)}.`,
+          { review_id: run.id, [field]: has },
+        );
+      }
+    } else if (!args.new_run) {
+      const query = {
+        projectId: this.deps.projectId(),
+        ...(key.workflow !== undefined ? { workflow: key.workflow } : {}),
+        ...(key.branch !== undefined ? { branch: key.branch } : {}),
+        ...(key.mergeRequest !== undefined ? { mergeRequest: key.mergeRequest } : {}),
+      };
+      [run] = await this.deps.store.listRuns({ ...query, active: true, limit: 1 });
+      if (!run) [run] = await this.deps.store.listRuns({ ...query, limit: 1 });
     }
     if (!run) {
       run = await this.startRun({
         workflow: args.workflow,
-        context: { ...(args.branch ? { branch: args.branch } : {}), ...(args.merge_request ? { merge_request: args.merge_request } : {}), ...(args.notes ? { notes: args.notes } : {}) },
+        context: { ...(key.branch ? { branch: key.branch } : {}), ...(key.mergeRequest ? { merge_request: key.mergeRequest } : {}), ...(args.notes ? { notes: args.notes } : {}) },
         startedBy: 'agent',
       });
       started = true;
     }
     const s = await this.state(run.id);
+    const others = (await this.deps.store.listRuns({ projectId: this.deps.projectId(), active: true, limit: 6 })).filter((r) => r.id !== run.id);
     return {
       review_id: s.run.id,
       started,
@@ -237,6 +289,7 @@ export class ReviewService {
       threads: s.threads.filter((t) => t.status === 'open').map(threadOut),
       actions: s.actions.map(actionOut),
       definition_file: s.run.definition.source,
+      other_running: others.slice(0, 5).map(runLabel),
     };
   }
 

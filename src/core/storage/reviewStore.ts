@@ -93,6 +93,10 @@ export interface RunQuery {
   projectId?: string;
   /** true: only runs not completed or failed. */
   active?: boolean;
+  /** Only runs of this definition, of this branch, of this merge request (context values, exact). */
+  workflow?: string;
+  branch?: string;
+  mergeRequest?: string;
   limit: number;
 }
 

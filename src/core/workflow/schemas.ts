@@ -315,7 +315,11 @@ export const completeTaskOutput = z.object({
     })
     .describe('What the task changed, paths relative to the repository root: commits made during the task, uncommitted edits and new untracked files; changes present before the task are not counted'),
   verification: z.object({
-    scope_match: z.boolean().describe('true when every changed file is inside the areas declared at start_task'),
+    scope_match: z
+      .boolean()
+      .nullable()
+      .describe('true: every changed file is inside the areas declared at start_task; false: unexpected_files are not; null: not checked (scope_checked false)'),
+    scope_checked: z.boolean().describe('false when there was nothing to check against: no areas declared at start_task, or the files changed are unknown (warnings say why)'),
     unexpected_files: z.array(z.string()),
     warnings: z.array(z.string()),
   }),

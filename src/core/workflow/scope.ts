@@ -4,7 +4,7 @@
 // from the repository root and, when the server works in a subfolder, from that subfolder too.
 // Case is ignored: the check warns, it never refuses.
 
-import { globSource, hasGlobMagic } from './ignore';
+import { globMatcher, hasGlobMagic } from './globMatcher';
 import type { FilesChanged, Verification } from './types';
 
 type Matcher = (file: string) => boolean;
@@ -23,14 +23,12 @@ function areaMatcher(raw: string): Matcher {
   const anchored = area.startsWith('/');
   const body = area.replace(/^\/+/, '');
   if (hasGlobMagic(body)) {
-    const source = globSource(body);
     if (body.includes('/') || anchored) {
       // A path glob: the file itself, or a folder it lies in ("src/*" covers src/a/b.ts).
-      const re = new RegExp(`^${source}(?:/.*)?$`, 'iu');
-      return (file) => re.test(file);
+      return globMatcher(body, { caseInsensitive: true, orInside: true });
     }
-    const re = new RegExp(`^${source}$`, 'iu');
-    return (file) => segments(file).some((s) => re.test(s));
+    const matches = globMatcher(body, { caseInsensitive: true });
+    return (file) => segments(file).some(matches);
   }
   const lower = body.toLowerCase();
   if (body.includes('/') || anchored) {
@@ -73,20 +71,21 @@ export function touchedPaths(files: FilesChanged): string[] {
   return [...files.added, ...files.modified, ...files.deleted, ...files.renamed.flatMap((r) => [r.from, r.to])];
 }
 
-/** The seed's verification block: scope_match, unexpected_files, and the seed's warning line. */
-export function verifyScope(files: FilesChanged, areas: readonly string[], workspacePrefix = ''): Verification {
+/**
+ * The seed's verification block: scope_match, unexpected_files, and the seed's warning line; plus
+ * scope_checked, since a scope that was not checked (no areas, or the files changed are unknown)
+ * is neither a match nor a mismatch.
+ */
+export function verifyScope(files: FilesChanged, areas: readonly string[], workspacePrefix = '', filesKnown = true): Verification {
+  const notChecked = (why: string): Verification => ({ scope_match: null, scope_checked: false, unexpected_files: [], warnings: [why] });
+  if (areas.length === 0) return notChecked('No areas were declared at start_task, so the scope was not checked.');
+  if (!filesKnown) return notChecked('The files changed are not known, so the scope was not checked.');
   const touched = touchedPaths(files);
-  if (areas.length === 0) {
-    return {
-      scope_match: true,
-      unexpected_files: [],
-      warnings: touched.length > 0 ? ['No areas were declared at start_task, so the scope was not checked.'] : [],
-    };
-  }
   const scope = scopeFor(areas, workspacePrefix);
   const unexpected = [...new Set(touched.filter((f) => !scope.inScope(f)))].sort();
   return {
     scope_match: unexpected.length === 0,
+    scope_checked: true,
     unexpected_files: unexpected,
     warnings: unexpected.length > 0 ? [`⚠️ ${unexpected.length} file(s) modified outside declared scope (${areas.join(', ')})`] : [],
   };

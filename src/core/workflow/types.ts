@@ -57,7 +57,10 @@ export interface FilesChanged {
 }
 
 export interface Verification {
-  scope_match: boolean;
+  /** null when the scope was not checked (no areas, or the files changed are unknown). */
+  scope_match: boolean | null;
+  /** Absent in verifications recorded before it existed (those said scope_match true unchecked). */
+  scope_checked?: boolean;
   unexpected_files: string[];
   warnings: string[];
 }

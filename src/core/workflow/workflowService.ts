@@ -243,7 +243,7 @@ export class WorkflowService {
       : { files: { added: [], modified: [], deleted: [], renamed: [] }, commits: [], warnings: ['Files changed could not be computed: the task has no start snapshot.'], known: false };
 
     const prefix = start?.root && start.workspace && start.type === 'git' ? path.relative(start.root, start.workspace).split(path.sep).join('/') : '';
-    const scope = verifyScope(changes.files, task.areas, prefix.startsWith('..') ? '' : prefix);
+    const scope = verifyScope(changes.files, task.areas, prefix.startsWith('..') ? '' : prefix, changes.known);
     const warnings = [...changes.warnings, ...scope.warnings, ...end.warnings];
 
     const running = (await this.deps.store.listTasks(task.workflowId)).filter((t) => t.status === 'in_progress' && t.id !== task.id);
@@ -273,7 +273,7 @@ export class WorkflowService {
         );
       }
     }
-    const verification = { scope_match: scope.scope_match, unexpected_files: scope.unexpected_files, warnings };
+    const verification = { scope_match: scope.scope_match, scope_checked: scope.scope_checked === true, unexpected_files: scope.unexpected_files, warnings };
     const durationSeconds = Math.max(0, Math.round((Date.parse(completedAt) - Date.parse(task.startedAt)) / 1000));
     const review = input.outcome.manual_review_needed === true;
     const metadata = input.metadata && Object.keys(input.metadata).length > 0 ? input.metadata : null;

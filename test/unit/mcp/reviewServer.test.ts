@@ -85,7 +85,7 @@ describe('review tools (in memory, real client)', function () {
     assert.deepEqual(w.context, { branch: 'feature/login', merge_request: '!4748', notes: null });
     assert.deepEqual(w.phases, ['pending', 'agents-running', 'synthesizing', 'publishing', 'completed', 'failed']);
     assert.equal(w.next_agent, 'clean-architecture');
-    assert.match(text(wf), /^Started [a-z0-9]{12} \(front\), phase pending; agents in order: clean-architecture \[pending\]/);
+    assert.match(text(wf), /^Started [a-z0-9]{12} \(front\) of merge request !4748 on branch feature\/login, phase pending; agents in order: clean-architecture \[pending\]/);
     // A second call finds the same review instead of starting another.
     const again = sc<{ review_id: string; started: boolean }>(await call('get_workflow', {}));
     assert.deepEqual([again.review_id, again.started], [w.review_id, false]);
@@ -110,8 +110,11 @@ describe('review tools (in memory, real client)', function () {
     assert.equal(state.phase, 'completed');
     assert.deepEqual(state.agents.map((a) => a.state), ['completed', 'completed', 'completed']);
     assert.equal(state.next_agent, null);
-    // A completed review is not the current one any more: the next get_workflow starts a new one.
-    const next = sc<{ review_id: string; started: boolean }>(await call('get_workflow', {}));
+    // A completed review stays the one get_workflow returns, until a new run is asked for.
+    const after = await call('get_workflow', {});
+    assert.deepEqual([sc<{ review_id: string; started: boolean }>(after).review_id, sc<{ started: boolean }>(after).started], [w.review_id, false]);
+    assert.match(text(after), /This review is completed: the decisions above are final; call get_workflow with new_run: true to start another\.$/);
+    const next = sc<{ review_id: string; started: boolean }>(await call('get_workflow', { new_run: true }));
     assert.equal(next.started, true);
     assert.notEqual(next.review_id, w.review_id);
   });
@@ -172,7 +175,7 @@ describe('review tools (in memory, real client)', function () {
   it('refuses tools before any review exists, and a review_id that does not exist', async () => {
     const e = await rpcError(call('start_agent', { agent: 'security' }));
     assert.equal(e.code, -32602);
-    assert.equal(e.message, 'No review is running in project shop. Call get_workflow first: it starts one from a definition in .agent-progress/reviews/.');
+    assert.equal(e.message, 'No review is running in project shop. Call get_workflow first: it starts one from a definition in .agent-progress/reviews/ (new_run: true after a completed review).');
     const e2 = await rpcError(call('get_threads', { review_id: 'nope' }));
     assert.equal(e2.message, 'No review nope. Call get_workflow without review_id for the current review.');
     const e3 = await rpcError(call('get_workflow', { workflow: 'backend' }));
@@ -254,6 +257,67 @@ describe('review tools (in memory, real client)', function () {
     assert.equal(exported.format, 'agent-progress.review-actions/1');
     assert.deepEqual(exported.actions.map((a) => a.kind), ['reply_thread', 'resolve_thread', 'post_comment']);
     assert.equal(exported.review.context.merge_request, '!4748');
+  });
+
+  it('keys a review by the merge request or branch it reviews, never handing out another\'s', async () => {
+    type Run = { review_id: string; started: boolean; context: { branch: string | null; merge_request: string | null }; phase: string };
+    const first = sc<Run>(await call('get_workflow', { merge_request: '!1' }));
+    assert.deepEqual([first.started, first.context.merge_request], [true, '!1']);
+    await call('set_phase', { phase: 'agents-running' });
+    await call('start_agent', { agent: 'clean-architecture' });
+
+    // Another merge request while the first one's review runs: its own review, started.
+    const secondCall = await call('get_workflow', { merge_request: '!2' });
+    const second = sc<Run>(secondCall);
+    assert.equal(second.started, true);
+    assert.notEqual(second.review_id, first.review_id);
+    assert.deepEqual([second.context.merge_request, second.phase], ['!2', 'pending']);
+    assert.match(text(secondCall), new RegExp(`^Started ${second.review_id} \\(front\\) of merge request !2 on branch feature/login, phase pending;.* Also running: ${first.review_id} \\(front, merge request !1, branch feature/login, agents-running\\)\\. Pass review_id ${second.review_id} to the other tools\\.$`));
+    // Each merge request finds its own again.
+    assert.deepEqual([sc<Run>(await call('get_workflow', { merge_request: '!1' })).review_id, sc<Run>(await call('get_workflow', { merge_request: ' !2 ' })).review_id], [first.review_id, second.review_id]);
+    // A branch is a key too.
+    const branch = sc<Run>(await call('get_workflow', { branch: 'feature/other' }));
+    assert.equal(branch.started, true);
+    assert.equal(branch.context.branch, 'feature/other');
+    assert.equal(sc<Run>(await call('get_workflow', { branch: 'feature/other' })).review_id, branch.review_id);
+
+    // A review_id that reviews something else than asked is refused, naming both.
+    const mismatch = await rpcError(call('get_workflow', { review_id: first.review_id, merge_request: '!2' }));
+    assert.deepEqual(mismatch, {
+      code: -32602,
+      message: `Review ${first.review_id} is of merge_request "!1", not "!2". Leave review_id out to get (or start) the review of merge_request "!2".`,
+    });
+    // With several running, the other tools do not guess which one is meant.
+    const guess = await rpcError(call('set_phase', { phase: 'synthesizing' }));
+    assert.equal(guess.code, -32602);
+    assert.match(guess.message, /^Several reviews are running in project shop: .*\. Pass review_id to say which\.$/);
+    assert.ok(guess.message.includes(`${first.review_id} (front, merge request !1`) && guess.message.includes(`${second.review_id} (front, merge request !2`));
+    assert.equal(sc<Run>(await call('get_workflow', { review_id: first.review_id })).phase, 'agents-running', 'nothing moved');
+    assert.equal(sc<{ phase: string }>(await call('set_phase', { phase: 'synthesizing', review_id: first.review_id })).phase, 'synthesizing');
+  });
+
+  it('returns the completed review with the people\'s decisions until a new run is asked for', async () => {
+    const { review_id } = sc<{ review_id: string }>(await call('get_workflow', { merge_request: '!7' }));
+    const comment = sc<{ action: { action_id: string } }>(await call('add_action', { kind: 'post_comment', text: 'Two findings.' }));
+    await call('set_phase', { phase: 'completed' });
+    await (await c.services.review()).decideAction(comment.action.action_id, 'approve', 'operator:editor (ana)');
+
+    type Run = { review_id: string; started: boolean; phase: string; actions: { action_id: string; status: string; decided_by: string }[] };
+    for (const args of [{}, { merge_request: '!7' }, { workflow: 'front' }]) {
+      const w = sc<Run>(await call('get_workflow', args));
+      assert.deepEqual([w.review_id, w.started, w.phase], [review_id, false, 'completed'], JSON.stringify(args));
+      assert.deepEqual(w.actions.map((a) => [a.action_id, a.status, a.decided_by]), [[comment.action.action_id, 'approved', 'operator:editor (ana)']]);
+    }
+    // The other tools act only on a running review, and say how to start one.
+    assert.match((await rpcError(call('start_agent', { agent: 'tests' }))).message, /^No review is running in project shop\. .*new_run: true after a completed review/);
+    const refused = await rpcError(call('get_workflow', { review_id, new_run: true }));
+    assert.deepEqual(refused, { code: -32602, message: 'new_run starts another review and review_id names an existing one: pass one of them.' });
+    const fresh = sc<Run>(await call('get_workflow', { new_run: true, merge_request: '!7' }));
+    assert.equal(fresh.started, true);
+    assert.notEqual(fresh.review_id, review_id);
+    assert.deepEqual(fresh.actions, []);
+    // Now the running one is the answer for that merge request.
+    assert.equal(sc<Run>(await call('get_workflow', { merge_request: '!7' })).review_id, fresh.review_id);
   });
 
   it('chooses among several definitions by name, and refuses to guess', async () => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CreateMessageRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { parseArgs } from '../../../src/mcp/main';
+import { httpSessionSettings, parseArgs } from '../../../src/mcp/main';
 import { parseToolsets, TOOLSET_NAMES, toolNamesOf } from '../../../src/mcp/toolsets';
 import { serverInstructions } from '../../../src/mcp/server';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
@@ -161,6 +161,11 @@ describe('server arguments', () => {
     assert.throws(() => parseArgs(['--toolset']), /--toolset needs a value/);
     assert.throws(() => parseArgs(['--frobnicate']), /Unknown option --frobnicate/);
     assert.equal(parseArgs(['--db', '/x/y.db']).db, '/x/y.db');
+    // HTTP sessions: the flag wins over the environment, which wins over the default.
+    assert.deepEqual(httpSessionSettings(parseArgs([]), {}), { maxSessions: 200, sessionIdleMs: 24 * 3600_000 });
+    assert.deepEqual(httpSessionSettings(parseArgs(['--max-sessions=7']), { AGENT_PROGRESS_HTTP_MAX_SESSIONS: '9', AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES: '1.5' }), { maxSessions: 7, sessionIdleMs: 90_000 });
+    assert.throws(() => parseArgs(['--session-idle-minutes', '-1']), /--session-idle-minutes needs a number of minutes above 0/);
+    assert.throws(() => httpSessionSettings(parseArgs([]), { AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES: 'never' }), /AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES needs a number of minutes above 0/);
   });
 
   it('tells the model about the toolsets served, naming only tools they have', () => {

@@ -6,11 +6,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { longName, STALLING_GLOB, starGlob, starGlobMatches } from '../../helpers/globOracle';
 import { initRepo, type TestRepo } from '../../helpers/gitRepo';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-workflow.json');
+const PROPERTY_SEED = Number(process.env.PROPERTY_SEED ?? 20260302);
 
 async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
   try {
@@ -116,9 +119,56 @@ describe('workflow tools (in memory, real client)', function () {
     const out = done.structuredContent as Record<string, unknown>;
     assert.deepEqual(Object.keys(out).sort(), ['commits', 'duration_seconds', 'files_changed', 'status', 'task_id', 'verification']);
     assert.deepEqual(out.files_changed, { added: ['src/middleware/auth.ts'], modified: ['package.json', 'src/auth/session.ts'], deleted: [], renamed: [] });
-    assert.deepEqual(out.verification, { scope_match: false, unexpected_files: ['package.json'], warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, middleware)'] });
+    assert.deepEqual(out.verification, { scope_match: false, scope_checked: true, unexpected_files: ['package.json'], warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, middleware)'] });
     assert.equal(typeof out.duration_seconds, 'number');
     assert.match(text(done), /^Completed task \w+ "Setup JWT middleware" \(success\) in \d+s\.\nFiles changed: 1 added, 2 modified\.\n {2}A src\/middleware\/auth\.ts\n {2}M package\.json\n {2}M src\/auth\/session\.ts\nOutside the declared areas: package\.json\nWarning: ⚠️ 1 file\(s\) modified outside declared scope \(auth, middleware\)$/);
+  });
+
+  it('says the scope was not checked, rather than that it matched, without areas or without a snapshot', async () => {
+    const { workflow_id } = (await call('start_workflow', { name: 'Unchecked scope' })).structuredContent as { workflow_id: string };
+    const noAreas = (await call('start_task', { workflow_id, name: 'No areas', goal: 'g' })).structuredContent as { task_id: string };
+    repo.write('src/auth/session.ts', 'export const s = 3;\n');
+    const done = await call('complete_task', { task_id: noAreas.task_id, status: 'success', outcome: { summary: 's' } });
+    assert.deepEqual((done.structuredContent as Record<string, unknown>).verification, {
+      scope_match: null,
+      scope_checked: false,
+      unexpected_files: [],
+      warnings: ['No areas were declared at start_task, so the scope was not checked.'],
+    });
+    assert.match(text(done), /\nScope: not checked \(see the warning\)\.\nWarning: No areas were declared at start_task, so the scope was not checked\.$/);
+
+    // A workspace that does not exist: no snapshot, so the files changed (and the scope) are unknown.
+    const elsewhere = await connectInMemory({ dir: path.join(tempDir(), 'ledger'), toolsets: ['workflow'], workspace: path.join(tempDir(), 'gone') });
+    try {
+      const callThere = async (name: string, args: unknown) => (await elsewhere.client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
+      const wf = (await callThere('start_workflow', { name: 'No snapshot' })).structuredContent as { workflow_id: string };
+      const st = (await callThere('start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'g', areas: ['auth'] })).structuredContent as { task_id: string; snapshot_type: string };
+      assert.equal(st.snapshot_type, 'none');
+      const there = await callThere('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } });
+      const v = (there.structuredContent as { verification: { scope_match: unknown; scope_checked: boolean; unexpected_files: string[]; warnings: string[] } }).verification;
+      assert.deepEqual([v.scope_match, v.scope_checked, v.unexpected_files], [null, false, []]);
+      assert.ok(v.warnings.includes('The files changed are not known, so the scope was not checked.'), v.warnings.join(' | '));
+      assert.doesNotMatch(text(there), /every changed file is inside/);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('checks pathological glob areas against long file names, as a plain scan says', async () => {
+    const { workflow_id } = (await call('start_workflow', { name: 'Hostile areas' })).structuredContent as { workflow_id: string };
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(starGlob(), fc.uniqueArray(longName(110).filter((n) => n !== ''), { minLength: 1, maxLength: 3 }), async (glob, names) => {
+        round++;
+        const st = (await call('start_task', { workflow_id, name: `Round ${round}`, goal: 'g', areas: [glob.pattern] })).structuredContent as { task_id: string };
+        for (const name of names) repo.write(`dir/${name}`, `round ${round}\n`);
+        const done = (await call('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } })).structuredContent as { verification: { unexpected_files: string[]; scope_match: boolean } };
+        const outside = names.filter((n) => !starGlobMatches(glob, n)).map((n) => `dir/${n}`).sort();
+        assert.deepEqual(done.verification.unexpected_files, outside, `area ${glob.pattern}`);
+        assert.equal(done.verification.scope_match, outside.length === 0);
+      }),
+      { seed: PROPERTY_SEED, numRuns: Math.max(1, Math.round(12 * Number(process.env.PROPERTY_RUNS_SCALE ?? 1))), examples: [[STALLING_GLOB, ['a'.repeat(110), `${'a'.repeat(109)}b`]]] },
+    );
   });
 
   it('refuses every bad enum, missing field and malformed value with -32602, naming it', async () => {

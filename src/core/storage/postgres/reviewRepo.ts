@@ -99,6 +99,19 @@ export class PgReviewStore implements ReviewStore {
         params.push(q.projectId);
       }
       if (q.active) where.push('finished_at IS NULL');
+      if (q.workflow !== undefined) {
+        where.push('workflow = ?');
+        params.push(q.workflow);
+      }
+      // What a run reviews is in its context (JSON): the same filter on both backends.
+      if (q.branch !== undefined) {
+        where.push(`(context::jsonb ->> 'branch') = ?`);
+        params.push(q.branch);
+      }
+      if (q.mergeRequest !== undefined) {
+        where.push(`(context::jsonb ->> 'merge_request') = ?`);
+        params.push(q.mergeRequest);
+      }
       return (await tx
         .all<RunRow>(`SELECT ${RUN_COLUMNS} FROM rv_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY n DESC LIMIT ?`, [...params, q.limit]))
         .map(toRun);

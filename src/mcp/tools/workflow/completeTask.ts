@@ -34,7 +34,9 @@ function summary(out: CompletedTask): string {
   if (listed.length > 30) lines.push(`  … and ${listed.length - 30} more (see structuredContent)`);
   if (out.commits.length > 0) lines.push(`Commits during the task: ${out.commits.length}.`);
   const outside = out.verification.unexpected_files;
-  lines.push(out.verification.scope_match ? 'Scope: every changed file is inside the declared areas.' : `Outside the declared areas: ${outside.slice(0, 30).join(', ')}${outside.length > 30 ? `, … and ${outside.length - 30} more (see structuredContent)` : ''}`);
+  if (out.verification.scope_match === null) lines.push('Scope: not checked (see the warning).');
+  else if (out.verification.scope_match) lines.push('Scope: every changed file is inside the declared areas.');
+  else lines.push(`Outside the declared areas: ${outside.slice(0, 30).join(', ')}${outside.length > 30 ? `, … and ${outside.length - 30} more (see structuredContent)` : ''}`);
   for (const w of out.verification.warnings) lines.push(`Warning: ${w}`);
   return lines.join('\n');
 }
@@ -45,7 +47,7 @@ export function registerCompleteTask(deps: WorkflowToolDeps): ToolDefinition {
     title: 'Complete task',
     description:
       'Finish a task started with start_task: its status (success, partial_success, failed), an outcome (summary, achievements, limitations, whether a person must review) and optional metadata. ' +
-      'Computes the files the task changed since its snapshot (committed, uncommitted and new files; renames; deletions) and checks them against the declared areas. ' +
+      'Computes the files the task changed since its snapshot (committed, uncommitted and new files; renames; deletions) and checks them against the declared areas (scope_match null when it could not: no areas, or no snapshot). ' +
       'Complete subtasks before their parent. Returns the duration, files_changed and a verification with warnings.',
     input: completeTaskInput,
     output: completeTaskOutput,

@@ -257,7 +257,20 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       await rejects(r.decideAction({ actionId: 'a1', status: 'dismissed', by: 'me', at: T(5), note: null, commentId: 'c3' }), 'conflict');
       const threads = await r.listThreads('r1');
       assert.equal(threads.length, 1);
-      record('review', { run: await r.getRun('r1'), agents: await r.listAgents('r1'), actions: await r.listActions('r1'), threads, events: (await r.listEvents('r1')).map((e) => ({ ...e, seq: undefined })) });
+      // Runs are found by what they review: their context's merge request and branch, and their definition.
+      await r.insertRun({ id: 'r2', projectId: 'rp', definition, context: { branch: 'feat/x', merge_request: "!2 'quoted'", notes: null }, createdAt: T(6), startedBy: 'me', eventId: 're4' });
+      await r.insertRun({ id: 'r3', projectId: 'rp', definition: { ...definition, name: 'back' }, context: { branch: 'feat/x', merge_request: '!3', notes: null }, createdAt: T(7), startedBy: 'me', eventId: 're5' });
+      const ids = async (q: Omit<Parameters<typeof r.listRuns>[0], 'limit'>) => (await r.listRuns({ projectId: 'rp', limit: 10, ...q })).map((run) => run.id);
+      const found = {
+        mergeRequest: await ids({ mergeRequest: "!2 'quoted'" }),
+        branch: await ids({ branch: 'feat/x' }),
+        both: await ids({ branch: 'feat/x', mergeRequest: '!3' }),
+        workflow: await ids({ workflow: 'front' }),
+        activeFront: await ids({ workflow: 'front', active: true }),
+        none: await ids({ mergeRequest: '!4' }),
+      };
+      assert.deepEqual(found, { mergeRequest: ['r2'], branch: ['r3', 'r2'], both: ['r3'], workflow: ['r2', 'r1'], activeFront: ['r2', 'r1'], none: [] });
+      record('review', { run: await r.getRun('r1'), agents: await r.listAgents('r1'), actions: await r.listActions('r1'), threads, events: (await r.listEvents('r1')).map((e) => ({ ...e, seq: undefined })), found });
     });
 
     it('exports and imports the whole ledger, and archives, restores and deletes old entries', async () => {

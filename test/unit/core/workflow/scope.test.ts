@@ -9,6 +9,7 @@ describe('scope check', () => {
   it('gives the seed\'s example: utils.ts is outside areas auth and api', () => {
     assert.deepEqual(verifyScope(files(['auth.ts', 'api.ts', 'utils.ts']), ['auth', 'api']), {
       scope_match: false,
+      scope_checked: true,
       unexpected_files: ['utils.ts'],
       warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, api)'],
     });
@@ -45,8 +46,11 @@ describe('scope check', () => {
     assert.deepEqual(v.unexpected_files, ['lib/a.ts']);
   });
 
-  it('accepts everything when no area was declared, and says the scope was not checked', () => {
-    assert.deepEqual(verifyScope(files(['x.ts']), []), { scope_match: true, unexpected_files: [], warnings: ['No areas were declared at start_task, so the scope was not checked.'] });
-    assert.deepEqual(verifyScope(files([]), []), { scope_match: true, unexpected_files: [], warnings: [] });
+  it('says the scope was not checked, instead of that it matched, without areas or without the files changed', () => {
+    const unchecked = (why: string) => ({ scope_match: null, scope_checked: false, unexpected_files: [], warnings: [why] });
+    assert.deepEqual(verifyScope(files(['x.ts']), []), unchecked('No areas were declared at start_task, so the scope was not checked.'));
+    assert.deepEqual(verifyScope(files([]), []), unchecked('No areas were declared at start_task, so the scope was not checked.'));
+    assert.deepEqual(verifyScope(files([]), ['auth'], '', false), unchecked('The files changed are not known, so the scope was not checked.'));
+    assert.deepEqual(verifyScope(files([]), ['auth']), { scope_match: true, scope_checked: true, unexpected_files: [], warnings: [] });
   });
 });
