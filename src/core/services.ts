@@ -123,7 +123,7 @@ export class Services {
   async queue(): Promise<QueueService> {
     const ledger = await this.ledger();
     if (!this.queueService) {
-      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger });
+      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger, onLedgerChange: (listener) => ledger.onDidChange(listener) });
       this.options.onQueueReady?.(this.queueService);
     }
     return this.queueService;

@@ -205,7 +205,10 @@ export function oneOf<const T extends readonly [string, ...string[]]>(name: stri
   return requiredOneOf(name, values).optional();
 }
 
-/** An object of short named string values, such as a task's template variables. */
+/**
+ * An object of short named string values, such as a task's template variables. A blank value is
+ * refused by name: filled into a template it would leave a hole in the instructions.
+ */
 export function stringMap(name: string, opts: { maxKeys: number; maxValue: number; keyPattern: RegExp }) {
   return z
     .record(z.string(), z.unknown(), { error: typeError(name, 'an object of string values') })
@@ -221,10 +224,11 @@ export function stringMap(name: string, opts: { maxKeys: number; maxValue: numbe
         if (!opts.keyPattern.test(key)) ctx.addIssue({ code: 'custom', message: `${label}: variable names are letters, digits, _ . or -, starting with a letter or _` });
         else if (typeof value !== 'string') ctx.addIssue({ code: 'custom', message: `${label} must be a string` });
         else if (codePointLength(value) > opts.maxValue) ctx.addIssue({ code: 'custom', message: `${label} exceeds maximum length of ${opts.maxValue} characters` });
+        else if (value.trim() === '') ctx.addIssue({ code: 'custom', message: `${label} is ${value === '' ? 'empty' : 'only whitespace'}: give it a value` });
         else if (unstorableReason(value)) ctx.addIssue({ code: 'custom', message: `${label} ${unstorableReason(value)}` });
       }
     })
     .transform((map) => map as Record<string, string>)
-    .meta({ type: 'object', additionalProperties: { type: 'string', maxLength: opts.maxValue }, maxProperties: opts.maxKeys })
+    .meta({ type: 'object', additionalProperties: { type: 'string', minLength: 1, maxLength: opts.maxValue }, maxProperties: opts.maxKeys })
     .optional();
 }

@@ -213,9 +213,12 @@ async function main(): Promise<void> {
   const project = process.env.AGENT_PROGRESS_PROJECT?.trim() || undefined;
   let stopReaper: (() => void) | undefined;
   // The reaper runs wherever the queue is served, from the queue's first use (the ledger opens lazily).
+  // Such a server watches the ledger, so that its reaper hears of leases and projects that other
+  // processes make (the CLI's, another server's) while it is idle.
   const services = new Services({
     config,
     logger,
+    ...(args.toolsets.includes('queue') ? { ledger: { watch: true } } : {}),
     onQueueReady: (queue) => {
       if (args.toolsets.includes('queue')) stopReaper = queue.startReaper({ sessionIdleMs: args.http !== undefined ? sessions.sessionIdleMs : undefined });
     },

@@ -102,6 +102,43 @@ describe('queue CLI', function () {
     assert.equal(json(['list-projects', '--include-closed']).projects[0].id, 'ops');
   });
 
+  it('refuses an unknown or closed project and an empty variable, changing nothing', () => {
+    fs.writeFileSync(path.join(dir, 'rows.json'), JSON.stringify([{ instructions: 'one' }]));
+    for (const args of [
+      ['add-task', 'ghost', '-', 'do it'],
+      ['create-task-type', 'ghost', 'fix', 'Fix {{n}}'],
+      ['create-tasks-bulk', 'ghost', 'rows.json'],
+      ['register-agent', 'ghost', 'alpha'],
+      ['list-tasks', 'ghost'],
+    ]) {
+      const r = run(args);
+      assert.equal(r.status, 1, `${args.join(' ')}: ${r.stdout}`);
+      assert.match(r.stderr, /Project not found: ghost\./, args.join(' '));
+    }
+    assert.deepEqual(json(['list-projects', '--include-closed']).projects, []);
+
+    run(['create-project', 'p']);
+    run(['create-task-type', 'p', 'sum', 'Summarise {{threadId}} into {{out}}']);
+    const empty = run(['add-task', 'p', 'sum', 'threadId=', 'out=a.md']);
+    assert.equal(empty.status, 2);
+    assert.match(empty.stderr, /variables\.threadId is empty: give it a value/);
+    fs.writeFileSync(path.join(dir, 'rows.csv'), 'type,threadId,out\nsum,1,\nsum,2,two.md\n');
+    assert.match(run(['create-tasks-bulk', 'p', 'rows.csv']).stdout, /^Created 1 of 2 tasks; 1 rows refused:\n {2}row 1: variables\.out is empty: give it a value\n$/);
+
+    run(['close-project', 'p']);
+    for (const [args, what] of [
+      [['add-task', 'p', '-', 'too late'], 'tasks'],
+      [['create-tasks-bulk', 'p', 'rows.json'], 'tasks'],
+      [['create-task-type', 'p', 'later'], 'task types'],
+      [['register-agent', 'p', 'late-agent'], 'agents'],
+    ] as const) {
+      const r = run([...args]);
+      assert.equal(r.status, 1, args.join(' '));
+      assert.match(r.stderr, new RegExp(`Project p is closed: it takes no new ${what}\\.`), args.join(' '));
+    }
+    assert.equal(json(['list-tasks', 'p']).total, 1);
+  });
+
   it('shares its ledger with the MCP server', async () => {
     run(['create-project', 'shared']);
     const server = await startServer({ db, args: ['--toolset', 'queue'] });

@@ -103,6 +103,37 @@ describe('queue transports (dist/server.js)', function () {
     }
   });
 
+  it('gives each HTTP session the project it joined as its default, also after a restart', async () => {
+    const db = path.join(tempDir(), 'data.db');
+    const first = await startHttpServer(db);
+    const admin = await httpClient(first.port);
+    await tool(admin.client, 'create_project', { name: 'north' });
+    await tool(admin.client, 'create_project', { name: 'south' });
+    await tool(admin.client, 'add_task', { projectId: 'north', instructions: 'north work' });
+    await admin.client.close();
+    const a = await httpClient(first.port);
+    const b = await httpClient(first.port);
+    await tool(a.client, 'join_project', { projectId: 'north' });
+    await tool(b.client, 'join_project', { projectId: 'south' });
+    assert.equal((await tool(a.client, 'register_agent', { agentName: 'northerner' })).agent.projectId, 'north');
+    assert.equal((await tool(a.client, 'request_task')).task.instructions, 'north work');
+    assert.equal((await tool(b.client, 'add_task', { instructions: 'south work' })).task.projectId, 'south');
+    assert.deepEqual(await first.stop(), { code: 0, signal: null });
+
+    const second = await startHttpServer(db, { port: first.port });
+    try {
+      // The same sessions go on after the restart, each with its own project.
+      assert.deepEqual((await tool(b.client, 'list_tasks')).tasks.map((t: Structured) => t.instructions), ['south work']);
+      assert.equal((await tool(b.client, 'register_agent', { agentName: 'southerner' })).agent.projectId, 'south');
+      assert.equal((await tool(b.client, 'request_task')).task.instructions, 'south work');
+      assert.equal((await tool(a.client, 'get_project')).project.id, 'north');
+      await a.client.close();
+      await b.client.close();
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('keeps a session, and the agent it is, across a server restart', async () => {
     const db = path.join(tempDir(), 'data.db');
     const first = await startHttpServer(db);

@@ -9,6 +9,8 @@ import type { Logger } from '../log';
 import type { AddOutcome, NewTask, QueueStore } from '../storage/queueStore';
 import { parseInput } from '../validation';
 import { apiKeyMatches, hashApiKey, newApiKey } from './apiKeys';
+import { projectClosed, projectNotFound } from './projectRefusals';
+import { Reaper } from './reaper';
 import { interpolate, validateTemplate, variablesKey, variablesProblem } from './rules';
 import {
   addTaskInput,
@@ -25,6 +27,7 @@ import {
   listProjectsInput,
   listTasksInput,
   projectInput,
+  projectScopeInput,
   QUEUE_LIMITS,
   registerAgentInput,
   taskInput,
@@ -60,10 +63,19 @@ export interface BulkResult {
   createdTasks: { id: string; typeId: string; status: string }[];
 }
 
+export interface QueueServiceDeps {
+  store: QueueStore;
+  logger: Logger;
+  clock?: () => Date;
+  /** The ledger's change events, so that the reaper hears of other processes' projects and leases. */
+  onLedgerChange?: (listener: (change: { foreign: boolean; maintenance: boolean }) => void) => () => void;
+}
+
 export class QueueService {
   private readonly clock: () => Date;
+  private reaper: Reaper | undefined;
 
-  constructor(private readonly deps: { store: QueueStore; logger: Logger; clock?: () => Date }) {
+  constructor(private readonly deps: QueueServiceDeps) {
     this.clock = deps.clock ?? (() => new Date());
   }
 
@@ -90,6 +102,7 @@ export class QueueService {
       actor,
     );
     this.deps.logger.info('project created', { project_id: project.id, actor: actor.name });
+    this.reaper?.wakeWithin(project.config.reaperIntervalMinutes * 60_000);
     return project;
   }
 
@@ -101,7 +114,7 @@ export class QueueService {
   }
 
   async getProject(raw: unknown, session?: QueueSession): Promise<QueueProject> {
-    const { projectId } = parseInput(projectInput, raw);
+    const projectId = this.projectOf(parseInput(projectScopeInput, raw), session);
     this.assertScope(session, projectId);
     return this.requireProject(projectId);
   }
@@ -114,7 +127,7 @@ export class QueueService {
     return project;
   }
 
-  /** Sets the session's project, so later calls may leave projectId out. */
+  /** Sets the session's project: its later calls that leave projectId out default to it. */
   async joinProject(raw: unknown, session: QueueSession): Promise<QueueProject> {
     const { projectId } = parseInput(projectInput, raw);
     this.assertScope(session, projectId);
@@ -128,16 +141,17 @@ export class QueueService {
 
   async createTaskType(raw: unknown, actor: Actor, session?: QueueSession): Promise<TaskType> {
     const input = parseInput(createTaskTypeInput, raw);
-    this.assertScope(session, input.projectId);
+    const projectId = this.projectOf(input, session);
+    this.assertScope(session, projectId);
     if (input.variables !== undefined && input.template === undefined && input.variables.length > 0) {
       throw invalidArgument('variables without a template: give the template that uses them, e.g. "Summarise thread {{threadId}}"');
     }
     const variables = input.template !== undefined ? validateTemplate(input.template, input.variables) : [];
-    await this.deps.store.ensureProject(input.projectId, this.now(), actor);
+    await this.requireOpenProject(projectId, 'task types');
     return this.deps.store.createTaskType(
       {
         id: newQueueId(),
-        projectId: input.projectId,
+        projectId,
         name: input.name,
         template: input.template ?? null,
         variables,
@@ -151,14 +165,16 @@ export class QueueService {
   }
 
   async listTaskTypes(raw: unknown, session?: QueueSession): Promise<TaskType[]> {
-    const { projectId } = parseInput(projectInput, raw);
+    const projectId = this.projectOf(parseInput(projectScopeInput, raw), session);
     this.assertScope(session, projectId);
     await this.requireProject(projectId);
     return this.deps.store.listTaskTypes(projectId);
   }
 
   async getTaskType(raw: unknown, session?: QueueSession): Promise<TaskType> {
-    const { projectId, typeId } = parseInput(taskTypeInput, raw);
+    const input = parseInput(taskTypeInput, raw);
+    const projectId = this.projectOf(input, session);
+    const { typeId } = input;
     this.assertScope(session, projectId);
     return this.requireType(projectId, typeId);
   }
@@ -167,31 +183,35 @@ export class QueueService {
 
   async addTask(raw: unknown, actor: Actor, session?: QueueSession): Promise<{ task: Task; created: boolean }> {
     const input = parseInput(addTaskInput, raw);
-    this.assertScope(session, input.projectId);
-    const prepared = await this.prepareTask(input.projectId, input, new Map());
-    const [outcome] = await this.deps.store.addTasks(input.projectId, [prepared], this.now(), actor);
-    if (!outcome || outcome.kind === 'error') throw new LedgerError('conflict', outcome?.message ?? 'The task was not added', { details: { projectId: input.projectId } });
-    this.deps.logger.info(outcome.kind === 'created' ? 'task added' : 'duplicate task ignored', { project_id: input.projectId, task_id: outcome.task.id });
+    const projectId = this.projectOf(input, session);
+    this.assertScope(session, projectId);
+    await this.requireOpenProject(projectId, 'tasks');
+    const prepared = await this.prepareTask(projectId, input, new Map());
+    const [outcome] = await this.deps.store.addTasks(projectId, [prepared], this.now(), actor);
+    if (!outcome || outcome.kind === 'error') throw new LedgerError('conflict', outcome?.message ?? 'The task was not added', { details: { projectId } });
+    this.deps.logger.info(outcome.kind === 'created' ? 'task added' : 'duplicate task ignored', { project_id: projectId, task_id: outcome.task.id });
     return { task: outcome.task, created: outcome.kind === 'created' };
   }
 
   /** Up to 1,000 tasks; rows that are wrong are reported by index and the rest are created. */
   async createTasksBulk(raw: unknown, actor: Actor, session?: QueueSession): Promise<BulkResult> {
     const input = parseInput(createTasksBulkInput, raw);
-    this.assertScope(session, input.projectId);
+    const projectId = this.projectOf(input, session);
+    this.assertScope(session, projectId);
+    await this.requireOpenProject(projectId, 'tasks');
     const types = new Map<string, TaskType>();
     const errors: { index: number; message: string }[] = [];
     const rows: { index: number; task: NewTask }[] = [];
     for (const [index, row] of input.tasks.entries()) {
       try {
         const parsed = parseInput(bulkRowInput, row);
-        rows.push({ index, task: await this.prepareTask(input.projectId, parsed, types) });
+        rows.push({ index, task: await this.prepareTask(projectId, parsed, types) });
       } catch (err) {
         if (!isLedgerError(err)) throw err;
         errors.push({ index, message: err.message });
       }
     }
-    const outcomes: AddOutcome[] = rows.length > 0 ? await this.deps.store.addTasks(input.projectId, rows.map((r) => r.task), this.now(), actor) : [];
+    const outcomes: AddOutcome[] = rows.length > 0 ? await this.deps.store.addTasks(projectId, rows.map((r) => r.task), this.now(), actor) : [];
     const result: BulkResult = { tasksCreated: 0, duplicatesIgnored: 0, errors, createdTasks: [] };
     outcomes.forEach((outcome, i) => {
       const index = rows[i]!.index;
@@ -205,7 +225,7 @@ export class QueueService {
       }
     });
     errors.sort((a, b) => a.index - b.index);
-    this.deps.logger.info('tasks added in bulk', { project_id: input.projectId, created: result.tasksCreated, errors: errors.length });
+    this.deps.logger.info('tasks added in bulk', { project_id: projectId, created: result.tasksCreated, errors: errors.length });
     return result;
   }
 
@@ -219,10 +239,11 @@ export class QueueService {
 
   async listTasks(raw: unknown, session?: QueueSession): Promise<{ tasks: Task[]; total: number }> {
     const input = parseInput(listTasksInput, raw);
-    this.assertScope(session, input.projectId);
-    await this.requireProject(input.projectId);
-    const typeId = input.typeId !== undefined ? (await this.requireType(input.projectId, input.typeId)).id : undefined;
-    return this.deps.store.listTasks(input.projectId, {
+    const projectId = this.projectOf(input, session);
+    this.assertScope(session, projectId);
+    await this.requireProject(projectId);
+    const typeId = input.typeId !== undefined ? (await this.requireType(projectId, input.typeId)).id : undefined;
+    return this.deps.store.listTasks(projectId, {
       ...(input.status ? { status: input.status as TaskStatus } : {}),
       ...(typeId ? { typeId } : {}),
       limit: input.limit ?? QUEUE_LIMITS.defaultListLimit,
@@ -234,8 +255,10 @@ export class QueueService {
 
   async registerAgent(raw: unknown, session: QueueSession): Promise<{ agent: Agent; apiKey?: string; reconnected: boolean }> {
     const input = parseInput(registerAgentInput, raw);
-    this.assertScope(session, input.projectId, true);
-    const project = await this.requireProject(input.projectId);
+    const projectId = this.projectOf(input, session);
+    this.assertScope(session, projectId, true);
+    // A closed project's agents may reconnect (to finish what they hold), but no new one joins.
+    const project = input.apiKey !== undefined ? await this.requireProject(projectId) : await this.requireOpenProject(projectId, 'agents');
     const at = this.now();
     if (input.apiKey !== undefined) {
       const auth = input.agentName !== undefined ? await this.deps.store.agentAuth(project.id, input.agentName) : await this.deps.store.agentByKeyHash(project.id, hashApiKey(input.apiKey));
@@ -268,7 +291,10 @@ export class QueueService {
     return task;
   }
 
-  async requestTask(raw: unknown, session: QueueSession): Promise<{ task: Task | undefined; alreadyAssigned: boolean; reason: 'assigned' | 'current' | 'empty' | 'closed'; counts?: { running: number; queued: number } }> {
+  async requestTask(
+    raw: unknown,
+    session: QueueSession,
+  ): Promise<{ task: Task | undefined; alreadyAssigned: boolean; reason: 'assigned' | 'current' | 'empty' | 'closed'; counts?: { running: number; queued: number }; retryAt?: string }> {
     const input = parseInput(agentInput, raw);
     const me = await this.authenticate(session, input);
     const outcome = await this.deps.store.requestTask(me.projectId, me.name, this.now());
@@ -277,11 +303,12 @@ export class QueueService {
     switch (outcome.kind) {
       case 'assigned':
         this.deps.logger.info('task assigned', { ...fields, task_id: outcome.task.id, lease_expires_at: outcome.task.leaseExpiresAt });
+        if (outcome.task.leaseExpiresAt) this.reaper?.wakeBy(outcome.task.leaseExpiresAt);
         return { task: outcome.task, alreadyAssigned: false, reason: 'assigned' };
       case 'current':
         return { task: outcome.task, alreadyAssigned: true, reason: 'current' };
       case 'empty':
-        return { task: undefined, alreadyAssigned: false, reason: 'empty', counts: outcome.counts };
+        return { task: undefined, alreadyAssigned: false, reason: 'empty', counts: outcome.counts, ...(outcome.retryAt ? { retryAt: outcome.retryAt } : {}) };
       case 'closed':
         return { task: undefined, alreadyAssigned: false, reason: 'closed' };
     }
@@ -310,22 +337,25 @@ export class QueueService {
     const me = await this.authenticate(session, input, input.taskId);
     const task = await this.deps.store.extendLease(input.taskId, me.name, input.additionalMinutes, this.now());
     await me.bind();
+    if (task.leaseExpiresAt) this.reaper?.wakeBy(task.leaseExpiresAt);
     return task;
   }
 
   // ---- status ------------------------------------------------------------------------------
 
   async getProjectStatus(raw: unknown, session?: QueueSession): Promise<ProjectQueueStatus> {
-    const { projectId } = parseInput(projectInput, raw);
+    const projectId = this.projectOf(parseInput(projectScopeInput, raw), session);
     this.assertScope(session, projectId);
     await this.deps.store.reapExpired(this.now(), projectId);
     const status = await this.deps.store.projectStatus(projectId, this.now());
-    if (!status) throw this.projectNotFound(projectId);
+    if (!status) throw projectNotFound(projectId);
     return status;
   }
 
   async getAgentStatus(raw: unknown, session?: QueueSession): Promise<Agent> {
-    const { projectId, agentName } = parseInput(agentStatusInput, raw);
+    const input = parseInput(agentStatusInput, raw);
+    const projectId = this.projectOf(input, session);
+    const { agentName } = input;
     this.assertScope(session, projectId);
     const agent = await this.deps.store.getAgent(projectId, agentName);
     if (!agent) throw notFound(`Agent not found: ${agentName} in project ${projectId}. get_project_status lists the agents.`, { projectId, agentName });
@@ -339,10 +369,11 @@ export class QueueService {
 
   async getAuditLog(raw: unknown, session?: QueueSession): Promise<{ events: AuditEvent[]; nextBefore: number | null }> {
     const input = parseInput(auditLogInput, raw);
-    this.assertScope(session, input.projectId);
-    await this.requireProject(input.projectId);
+    const projectId = this.projectOf(input, session);
+    this.assertScope(session, projectId);
+    await this.requireProject(projectId);
     const limit = input.limit ?? QUEUE_LIMITS.defaultListLimit;
-    const events = await this.deps.store.auditLog(input.projectId, limit, input.before);
+    const events = await this.deps.store.auditLog(projectId, limit, input.before);
     return { events, nextBefore: events.length === limit ? events[events.length - 1]!.id : null };
   }
 
@@ -368,33 +399,36 @@ export class QueueService {
   }
 
   /**
-   * Runs the reaper on a timer: at the shortest reaper interval of the projects that have running
-   * tasks (at least every `floorMs`, default one minute), and expires idle HTTP sessions.
+   * Runs the reaper on a timer (src/core/queue/reaper.ts): at the shortest reaper interval of the
+   * active projects, and just after the next lease it knows of expires, whether or not anything
+   * runs; a project or lease made here, or another process's write the ledger announces, brings
+   * it forward. Idle HTTP sessions are expired at most once a minute.
    */
-  startReaper(options: { floorMs?: number; sessionIdleMs?: number } = {}): () => void {
-    const floorMs = options.floorMs ?? 60_000;
-    let timer: NodeJS.Timeout | undefined;
-    let stopped = false;
-    const tick = async (): Promise<void> => {
-      let next = floorMs;
-      try {
+  startReaper(options: { maxMs?: number; sessionIdleMs?: number } = {}): () => void {
+    let sessionsCheckedAt = 0;
+    const reaper = new Reaper({
+      work: async () => {
         await this.reap();
-        if (options.sessionIdleMs) await this.deps.store.expireSessions(new Date(this.clock().getTime() - options.sessionIdleMs).toISOString());
-        const minutes = await this.deps.store.reaperIntervalMinutes();
-        if (minutes !== undefined) next = Math.min(floorMs, Math.max(1_000, minutes * 60_000));
-      } catch (err) {
-        this.deps.logger.warn(`The reaper could not run: ${(err as Error).message}`);
-      }
-      if (!stopped) {
-        timer = setTimeout(() => void tick(), next);
-        timer.unref();
-      }
-    };
-    timer = setTimeout(() => void tick(), 0);
-    timer.unref();
+        const now = this.clock().getTime();
+        if (options.sessionIdleMs && now - sessionsCheckedAt >= 60_000) {
+          sessionsCheckedAt = now;
+          await this.deps.store.expireSessions(new Date(now - options.sessionIdleMs).toISOString());
+        }
+      },
+      schedule: () => this.deps.store.reaperSchedule(),
+      logger: this.deps.logger,
+      clock: this.clock,
+      maxMs: options.maxMs ?? 60_000,
+    });
+    const unsubscribe = this.deps.onLedgerChange?.((change) => {
+      if (change.foreign && !change.maintenance) reaper.replan();
+    });
+    this.reaper = reaper;
+    reaper.start();
     return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
+      unsubscribe?.();
+      reaper.stop();
+      if (this.reaper === reaper) this.reaper = undefined;
     };
   }
 
@@ -449,9 +483,9 @@ export class QueueService {
   // ---- helpers -----------------------------------------------------------------------------
 
   /**
-   * A task ready to store, or an error saying what is wrong with it. Reads only: the project (and
-   * its default type, for plain instructions) are created in the same transaction as the tasks, so
-   * a refused task leaves nothing behind.
+   * A task ready to store, or an error saying what is wrong with it. Reads only: the project's
+   * default type (for plain instructions) is created in the same transaction as the tasks, so a
+   * refused task leaves nothing behind.
    */
   private async prepareTask(
     projectId: string,
@@ -492,14 +526,24 @@ export class QueueService {
     return { id: newQueueId(), typeId: type.id, instructions, variables: input.variables ?? null, variablesKey: variablesKey(input.variables) };
   }
 
+  /** The projectId given, else the one this session joined (or its agent's). */
+  private projectOf(input: { projectId?: string | undefined }, session: QueueSession | undefined): string {
+    const projectId = input.projectId ?? session?.agent?.projectId ?? session?.projectId;
+    if (projectId === undefined) throw invalidArgument('projectId is required: pass it, or call join_project first.');
+    return projectId;
+  }
+
   private async requireProject(projectId: string): Promise<QueueProject> {
     const project = await this.deps.store.getProject(projectId);
-    if (!project) throw this.projectNotFound(projectId);
+    if (!project) throw projectNotFound(projectId);
     return project;
   }
 
-  private projectNotFound(projectId: string): LedgerError {
-    return notFound(`Project not found: ${projectId}. Use list_projects to see the projects, or create_project to make it.`, { projectId });
+  /** A project that takes new tasks, types or agents (the store checks again in its transaction). */
+  private async requireOpenProject(projectId: string, what: 'tasks' | 'task types' | 'agents'): Promise<QueueProject> {
+    const project = await this.requireProject(projectId);
+    if (project.status === 'closed') throw projectClosed(projectId, what);
+    return project;
   }
 
   private async requireType(projectId: string, typeId: string): Promise<TaskType> {

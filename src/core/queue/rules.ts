@@ -41,6 +41,24 @@ export function addMinutes(iso: string, minutes: number): string {
   return new Date(Date.parse(iso) + Math.round(minutes * 60_000)).toISOString();
 }
 
+/** The longest a failed task is kept from the agent that failed it, in minutes. */
+export const RETRY_BACKOFF_MAX_MINUTES = 1;
+
+/**
+ * Until when a task requeued after failing in an agent's hands (reported, or its lease ran out)
+ * is kept from that agent, while another agent of the project is there to take it: one lease of
+ * the task, at most RETRY_BACKOFF_MAX_MINUTES. Other agents take it at once; the back-off only
+ * ever delays the one agent, and only that long, so nothing waits for good.
+ */
+export function retryBackoffUntil(at: string, leaseMinutes: number): string {
+  return addMinutes(at, Math.min(leaseMinutes, RETRY_BACKOFF_MAX_MINUTES));
+}
+
+/** Agents seen since this time (or connected now) count as there to take a failed task. */
+export function presentSince(at: string): string {
+  return addMinutes(at, -RETRY_BACKOFF_MAX_MINUTES);
+}
+
 /** What a failed attempt (reported, or a lease that ran out) does to its task. */
 export function afterFailure(task: Pick<Task, 'retryCount' | 'maxRetries'>, canRetry: boolean): { status: Extract<TaskStatus, 'queued' | 'failed'>; retryCount: number } {
   if (canRetry && task.retryCount < task.maxRetries) return { status: 'queued', retryCount: task.retryCount + 1 };

@@ -26,6 +26,7 @@ export const QUEUE_LIMITS = {
 } as const;
 
 const projectId = () => requiredText('projectId', QUEUE_LIMITS.name, { identifier: true }).describe('Project id.');
+// A session's project is the one it joined (join_project) or registered in (register_agent).
 const optionalProjectId = () =>
   optionalText('projectId', QUEUE_LIMITS.name, { identifier: true }).describe("Default: this session's project.");
 const taskId = () => requiredText('taskId', QUEUE_LIMITS.id, { identifier: true }).describe('Task id.');
@@ -54,10 +55,11 @@ export const createProjectInput = z
 
 export const listProjectsInput = z.object({ includeClosed: flag('includeClosed').describe('Include closed projects.') }).strict();
 export const projectInput = z.object({ projectId: projectId() }).strict();
+export const projectScopeInput = z.object({ projectId: optionalProjectId() }).strict();
 
 export const createTaskTypeInput = z
   .object({
-    projectId: projectId(),
+    projectId: optionalProjectId(),
     name: requiredText('name', QUEUE_LIMITS.name, { identifier: true }).describe('Task type name, unique in the project.'),
     template: optionalText('template', QUEUE_LIMITS.template).describe('Instructions with {{variable}} placeholders.'),
     variables: z
@@ -73,11 +75,11 @@ export const createTaskTypeInput = z
   })
   .strict();
 
-export const taskTypeInput = z.object({ projectId: projectId(), typeId: requiredText('typeId', QUEUE_LIMITS.id).describe('Task type id or name.') }).strict();
+export const taskTypeInput = z.object({ projectId: optionalProjectId(), typeId: requiredText('typeId', QUEUE_LIMITS.id).describe('Task type id or name.') }).strict();
 
 export const addTaskInput = z
   .object({
-    projectId: projectId(),
+    projectId: optionalProjectId(),
     typeId: optionalText('typeId', QUEUE_LIMITS.id).describe('Task type id or name; omit for plain instructions.'),
     instructions: optionalText('instructions', QUEUE_LIMITS.instructions).describe('For a type without a template.'),
     variables: variables(),
@@ -88,7 +90,7 @@ export const bulkRowInput = addTaskInput.omit({ projectId: true });
 
 export const createTasksBulkInput = z
   .object({
-    projectId: projectId(),
+    projectId: optionalProjectId(),
     tasks: z
       .array(z.unknown(), { error: 'tasks must be an array' })
       .min(1, { error: 'tasks is required and cannot be empty' })
@@ -102,7 +104,7 @@ export const taskInput = z.object({ taskId: taskId() }).strict();
 
 export const listTasksInput = z
   .object({
-    projectId: projectId(),
+    projectId: optionalProjectId(),
     status: oneOf('status', TASK_STATUSES as unknown as [string, ...string[]]).describe('Only tasks with this status.'),
     typeId: optionalText('typeId', QUEUE_LIMITS.id).describe('Only tasks of this type (id or name).'),
     limit: boundedInt('limit', 1, QUEUE_LIMITS.listLimit, QUEUE_LIMITS.defaultListLimit).describe('1-200, default 50.'),
@@ -112,7 +114,7 @@ export const listTasksInput = z
 
 export const registerAgentInput = z
   .object({
-    projectId: projectId(),
+    projectId: optionalProjectId(),
     agentName: optionalText('agentName', QUEUE_LIMITS.name, { identifier: true }).describe('Omit to be given a name.'),
     apiKey: optionalText('apiKey', QUEUE_LIMITS.apiKey, { identifier: true }).describe('To reconnect an agent registered before.'),
   })
@@ -157,12 +159,12 @@ export const extendLeaseInput = z
   .strict();
 
 export const agentStatusInput = z
-  .object({ projectId: projectId(), agentName: requiredText('agentName', QUEUE_LIMITS.name, { identifier: true }).describe('Agent name.') })
+  .object({ projectId: optionalProjectId(), agentName: requiredText('agentName', QUEUE_LIMITS.name, { identifier: true }).describe('Agent name.') })
   .strict();
 
 export const auditLogInput = z
   .object({
-    projectId: projectId(),
+    projectId: optionalProjectId(),
     limit: boundedInt('limit', 1, QUEUE_LIMITS.listLimit, QUEUE_LIMITS.defaultListLimit).describe('1-200, default 50.'),
     before: boundedInt('before', 1, Number.MAX_SAFE_INTEGER).describe('nextBefore of the previous page.'),
   })
@@ -267,6 +269,7 @@ export const requestTaskOutput = z.object({
   task: taskOutput.nullable(),
   alreadyAssigned: z.boolean().describe('true when this is the task you already hold'),
   reason: z.enum(['assigned', 'current', 'empty', 'closed']),
+  retryAt: z.string().optional().describe('When empty: a task you failed waits for another agent until then'),
 });
 export const completeOutput = z.object({ task: taskOutput });
 export const failOutput = z.object({ task: taskOutput, requeued: z.boolean() });

@@ -17,7 +17,7 @@ export interface OpenLedgerOptions {
   /** Absolute path of the ledger file; companion files sit beside it. */
   file: string;
   logger?: Logger;
-  /** Watch for other processes' writes and fire onDidChange (views); off for servers. */
+  /** Watch for other processes' writes and fire onDidChange (views, a queue server's reaper). */
   watch?: boolean;
   /** false in processes that only read and must keep memory low (the extension host). */
   checkpoint?: Partial<CheckpointPolicy> | false;

@@ -65,7 +65,8 @@ export interface TaskFilter {
 export type RequestOutcome =
   | { kind: 'assigned'; task: Task }
   | { kind: 'current'; task: Task }
-  | { kind: 'empty'; counts: { running: number; queued: number } }
+  /** retryAt: when a task this agent failed, kept from it for another agent, comes back to it. */
+  | { kind: 'empty'; counts: { running: number; queued: number }; retryAt?: string }
   | { kind: 'closed' };
 
 export interface StoredSession {
@@ -74,6 +75,13 @@ export interface StoredSession {
   agentName: string | null;
   createdAt: string;
   lastSeen: string;
+}
+
+export interface ReaperSchedule {
+  /** The shortest reaperIntervalMinutes of the active projects, whether or not they run tasks. */
+  intervalMinutes: number | undefined;
+  /** The earliest lease_expires_at of the running tasks, in any project. */
+  nextLeaseExpiresAt: string | undefined;
 }
 
 export interface QueueMetricsSnapshot {
@@ -85,25 +93,26 @@ export interface QueueMetricsSnapshot {
 export interface QueueStore {
   /** Creates the project (throws conflict if it exists). */
   createProject(project: NewQueueProject, actor: Actor): Promise<QueueProject>;
-  /** Creates the project with defaults if it does not exist (first use); returns it. */
-  ensureProject(projectId: string, at: string, actor: Actor): Promise<QueueProject>;
   getProject(projectId: string): Promise<QueueProject | undefined>;
   listProjects(includeClosed: boolean): Promise<QueueProject[]>;
   closeProject(projectId: string, at: string, actor: Actor): Promise<QueueProject>;
 
+  /** Refuses a project that does not exist (not_found) or is closed (conflict). */
   createTaskType(type: NewTaskType, actor: Actor): Promise<TaskType>;
   listTaskTypes(projectId: string): Promise<TaskType[]>;
   /** By id, or by name within the project. */
   getTaskType(projectId: string, idOrName: string): Promise<TaskType | undefined>;
 
   /**
-   * Adds tasks in one transaction, creating the project on first use and its "default" type for
-   * tasks whose typeId is '' (plain instructions); each row's outcome (duplicates by variables).
+   * Adds tasks in one transaction, creating the project's "default" type for tasks whose typeId
+   * is '' (plain instructions); each row's outcome (duplicates by variables). Refuses a project
+   * that does not exist (not_found) or is closed (conflict): a task never creates its project.
    */
   addTasks(projectId: string, tasks: NewTask[], at: string, actor: Actor): Promise<AddOutcome[]>;
   getTask(taskId: string): Promise<TaskWithHistory | undefined>;
   listTasks(projectId: string, filter: TaskFilter): Promise<{ tasks: Task[]; total: number }>;
 
+  /** Refuses a project that does not exist (not_found) or is closed (conflict). */
   registerAgent(agent: AgentAuth & { at: string }, actor: Actor): Promise<Agent>;
   /** The agent with its key hash, for authentication. */
   agentAuth(projectId: string, name: string): Promise<AgentAuth | undefined>;
@@ -113,6 +122,10 @@ export interface QueueStore {
   bindAgentSession(projectId: string, name: string, sessionId: string, at: string, reconnect: boolean): Promise<Agent>;
   getAgent(projectId: string, name: string): Promise<Agent | undefined>;
 
+  /**
+   * The agent's running task, else the oldest queued task, skipping one this agent failed within
+   * its back-off (rules.ts retryBackoffUntil) while another agent of the project is present.
+   */
   requestTask(projectId: string, agentName: string, at: string): Promise<RequestOutcome>;
   currentTask(projectId: string, agentName: string, at: string): Promise<Task | undefined>;
   completeTask(taskId: string, agentName: string, explanation: string, at: string): Promise<Task>;
@@ -131,8 +144,8 @@ export interface QueueStore {
   countsByStatus(): Promise<{ projectId: string; status: TaskStatus; count: number }[]>;
   /** For /metrics: attempts by outcome, the oldest queued task and agents by state, per project. */
   metricsSnapshot(): Promise<QueueMetricsSnapshot>;
-  /** The shortest reaper interval of the active projects, in minutes (the reaper timer's period). */
-  reaperIntervalMinutes(): Promise<number | undefined>;
+  /** What the reaper timer follows: the shortest interval of the active projects, the next lease to expire. */
+  reaperSchedule(): Promise<ReaperSchedule>;
 
   saveSession(session: StoredSession): Promise<void>;
   getSession(id: string): Promise<StoredSession | undefined>;

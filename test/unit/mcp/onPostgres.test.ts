@@ -7,7 +7,7 @@ import { setLedgerBackend } from '../../helpers/inMemoryServer';
 import * as assert from 'node:assert/strict';
 import { databasesCreated, usePostgres } from '../../helpers/postgres';
 
-const FILES = ['./server.test', './queueTools.test', './workflowServer.test', './reviewServer.test', './agentFacing.test', './progressProperties.test', './queueProperties.test'];
+const FILES = ['./server.test', './queueTools.test', './queueGuards.test', './workflowServer.test', './reviewServer.test', './agentFacing.test', './progressProperties.test', './queueProperties.test'];
 
 describe('MCP tools with the ledger on PostgreSQL', function () {
   this.timeout(60_000);

@@ -6,7 +6,8 @@
 
 import { newQueueId } from '../../queue/ids';
 import { LedgerError, notFound } from '../../errors';
-import { addMinutes, afterFailure } from '../../queue/rules';
+import { projectClosed, projectNotFound } from '../../queue/projectRefusals';
+import { addMinutes, afterFailure, presentSince, retryBackoffUntil } from '../../queue/rules';
 import type {
   Actor,
   Agent,
@@ -28,6 +29,7 @@ import type {
   NewTaskType,
   QueueMetricsSnapshot,
   QueueStore,
+  ReaperSchedule,
   RequestOutcome,
   StoredSession,
   TaskFilter,
@@ -85,6 +87,17 @@ async function projectRow(tx: PgReadTx, projectId: string, lock = false): Promis
   return tx.get<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE project_id = ?${lock ? ' FOR UPDATE' : ''}`, [projectId]);
 }
 
+/**
+ * The project a new task, type or agent goes into: it must exist and be open. FOR SHARE: a
+ * close_project committing meanwhile waits for this transaction, so nothing lands in it after.
+ */
+async function openProjectRow(tx: PgReadTx, projectId: string, what: 'tasks' | 'task types' | 'agents'): Promise<ProjectRow> {
+  const row = await tx.get<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE project_id = ? FOR SHARE`, [projectId]);
+  if (!row) throw projectNotFound(projectId);
+  if (row.status === 'closed') throw projectClosed(projectId, what);
+  return row;
+}
+
 async function taskRow(tx: PgReadTx, taskId: string, lock = false): Promise<TaskRow | undefined> {
   return tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ?${lock ? ' FOR UPDATE' : ''}`, [taskId]);
 }
@@ -116,11 +129,13 @@ async function reap(tx: PgWriteTx, at: string, projectId?: string): Promise<{ re
     const next = afterFailure(task, true);
     const why = `The lease of ${task.assignedTo ?? 'its agent'} expired at ${task.leaseExpiresAt} without a result`;
     await tx.run("UPDATE task_attempts SET status = 'timeout', completed_at = ?, failure_reason = 'timeout', explanation = ? WHERE task_id = ? AND status = 'running'", [at, why, task.id]);
+    const backoff = next.status === 'queued' && task.assignedTo ? { agent: task.assignedTo, until: retryBackoffUntil(at, task.leaseDurationMinutes) } : undefined;
     await tx.run(
       `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ?::text = 'failed' THEN assigned_to ELSE NULL END,
-              lease_expires_at = NULL, result = ?, failure_reason = 'timeout', completed_at = CASE WHEN ?::text = 'failed' THEN ? ELSE NULL END
+              lease_expires_at = NULL, result = ?, failure_reason = 'timeout', completed_at = CASE WHEN ?::text = 'failed' THEN ? ELSE NULL END,
+              backoff_agent = ?, backoff_until = ?
         WHERE task_id = ?`,
-      [next.status, next.retryCount, next.status, why, next.status, at, task.id],
+      [next.status, next.retryCount, next.status, why, next.status, at, backoff?.agent ?? null, backoff?.until ?? null, task.id],
     );
     if (task.assignedTo) {
       await tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ? AND current_task_id = ?", [task.projectId, task.assignedTo, task.id]);
@@ -179,18 +194,6 @@ export class PgQueueStore implements QueueStore {
     });
   }
 
-  async ensureProject(projectId: string, at: string, actor: Actor): Promise<QueueProject> {
-    const existing = await this.getProject(projectId);
-    if (existing) return existing;
-    return this.engine.write(async (tx) => {
-      const row = await projectRow(tx, projectId);
-      if (row) return await toProject(tx, row);
-      const made = await tx.run('INSERT INTO projects (project_id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [projectId, projectId, at, at]);
-      if (made.changes > 0) await audit(tx, { projectId, at, actor, action: 'project_created', details: { auto: true } });
-      return await toProject(tx, (await projectRow(tx, projectId))!);
-    });
-  }
-
   async getProject(projectId: string): Promise<QueueProject | undefined> {
     return this.engine.read(async (tx) => {
       const row = await projectRow(tx, projectId);
@@ -224,8 +227,7 @@ export class PgQueueStore implements QueueStore {
 
   async createTaskType(t: NewTaskType, actor: Actor): Promise<TaskType> {
     return this.engine.write(async (tx) => {
-      const project = await projectRow(tx, t.projectId);
-      if (!project) throw notFound(`Project not found: ${t.projectId}. Create it with create_project first.`, { projectId: t.projectId });
+      const project = await openProjectRow(tx, t.projectId, 'task types');
       if (await tx.get('SELECT 1 AS x FROM task_types WHERE project_id = ? AND name = ?', [t.projectId, t.name])) {
         throw new LedgerError('conflict', `Task type "${t.name}" already exists in project ${t.projectId}. Use get_task_type to see it, or choose another name.`, {
           details: { projectId: t.projectId, name: t.name },
@@ -271,14 +273,10 @@ export class PgQueueStore implements QueueStore {
       const outcomes: AddOutcome[] = [];
       const types = new Map<string, TypeRow>();
       let created = 0;
-      if (!await projectRow(tx, projectId)) {
-        const made = await tx.run('INSERT INTO projects (project_id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [projectId, projectId, at, at]);
-        if (made.changes > 0) await audit(tx, { projectId, at, actor, action: 'project_created', details: { auto: true } });
-      }
+      const project = await openProjectRow(tx, projectId, 'tasks');
       if (tasks.some((t) => t.typeId === '')) {
         let fallback = await tx.get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]);
         if (!fallback) {
-          const project = (await projectRow(tx, projectId))!;
           const id = newQueueId();
           await tx.run(
             `INSERT INTO task_types (type_id, project_id, name, template, variables, duplicate_handling, max_retries, lease_minutes, created_at)
@@ -369,7 +367,7 @@ export class PgQueueStore implements QueueStore {
 
   async registerAgent(a: AgentAuth & { at: string }, actor: Actor): Promise<Agent> {
     return this.engine.write(async (tx) => {
-      if (!await projectRow(tx, a.projectId)) throw notFound(`Project not found: ${a.projectId}. Use list_projects to see the projects.`, { projectId: a.projectId });
+      await openProjectRow(tx, a.projectId, 'agents');
       if (await tx.get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name])) {
         throw new LedgerError('conflict', `Agent name "${a.name}" is already registered in project ${a.projectId}. Pass its apiKey to reconnect, or choose another name (or none, to get one).`, {
           details: { projectId: a.projectId, agentName: a.name },
@@ -444,15 +442,25 @@ export class PgQueueStore implements QueueStore {
         await tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ?", [projectId, agentName]);
       }
       if (project.status === 'closed') return { kind: 'closed' };
+      // A task this agent just failed waits for another agent, if one is there (rules.ts).
+      const others = await tx.get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name <> ? AND (session_id IS NOT NULL OR last_seen > ?) LIMIT 1', [projectId, agentName, presentSince(at)]);
       // The queue head that no other transaction is assigning right now: many agents on many
       // machines take tasks at once, each a different one, none waiting on another's lock.
-      const next = await tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' ORDER BY n LIMIT 1 FOR UPDATE SKIP LOCKED`, [projectId]);
+      const next = others
+        ? await tx.get<TaskRow>(
+            `SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' AND (backoff_agent IS NULL OR backoff_agent <> ? OR backoff_until <= ?) ORDER BY n LIMIT 1 FOR UPDATE SKIP LOCKED`,
+            [projectId, agentName, at],
+          )
+        : await tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' ORDER BY n LIMIT 1 FOR UPDATE SKIP LOCKED`, [projectId]);
       if (!next) {
         const c = await counts(tx, projectId);
-        return { kind: 'empty', counts: { running: c.runningTasks, queued: c.queuedTasks } };
+        const held = others
+          ? (await tx.get<{ t: string | null }>("SELECT min(backoff_until) AS t FROM tasks WHERE project_id = ? AND status = 'queued' AND backoff_agent = ? AND backoff_until > ?", [projectId, agentName, at]))?.t
+          : null;
+        return { kind: 'empty', counts: { running: c.runningTasks, queued: c.queuedTasks }, ...(held ? { retryAt: held } : {}) };
       }
       const expires = addMinutes(at, Number(next.lease_minutes));
-      await tx.run("UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ? WHERE task_id = ? AND status = 'queued'", [
+      await tx.run("UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ?, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ? AND status = 'queued'", [
         agentName,
         expires,
         at,
@@ -499,11 +507,13 @@ export class PgQueueStore implements QueueStore {
       if (projectId) await reap(tx, at, projectId);
       const row = await ownedRunningTask(tx, taskId, agentName, 'fail');
       const next = afterFailure(toTask(row), canRetry);
+      const backoffUntil = next.status === 'queued' ? retryBackoffUntil(at, Number(row.lease_minutes)) : null;
       await tx.run(
         `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ?::text = 'failed' THEN assigned_to ELSE NULL END, lease_expires_at = NULL,
-                result = ?, failure_reason = 'agent_reported', completed_at = CASE WHEN ?::text = 'failed' THEN ? ELSE NULL END
+                result = ?, failure_reason = 'agent_reported', completed_at = CASE WHEN ?::text = 'failed' THEN ? ELSE NULL END,
+                backoff_agent = ?, backoff_until = ?
           WHERE task_id = ?`,
-        [next.status, next.retryCount, next.status, explanation, next.status, at, taskId],
+        [next.status, next.retryCount, next.status, explanation, next.status, at, backoffUntil === null ? null : agentName, backoffUntil, taskId],
       );
       await tx.run("UPDATE task_attempts SET status = 'failed', completed_at = ?, explanation = ?, failure_reason = 'agent_reported' WHERE task_id = ? AND status = 'running'", [
         at,
@@ -546,7 +556,7 @@ export class PgQueueStore implements QueueStore {
       if (row.status === 'completed') throw new LedgerError('conflict', `Task ${taskId} is completed; add a new task instead of requeueing it.`, { details: { taskId } });
       if (row.status === 'running') await this.closeRunningAttempt(tx, row, at, `Requeued by ${actor.name}`);
       // A person's requeue gives the task a fresh set of retries.
-      await tx.run("UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL WHERE task_id = ?", [taskId]);
+      await tx.run("UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ?", [taskId]);
       await audit(tx, { projectId: row.project_id, at, actor, action: 'task_requeued', taskId, details: { from: row.status } });
       return toTask((await taskRow(tx, taskId))!);
     });
@@ -575,7 +585,7 @@ export class PgQueueStore implements QueueStore {
   }
 
   async reapExpired(at: string, projectId?: string): Promise<{ requeued: number; failed: number }> {
-    const due = this.engine.read(async (tx) =>
+    const due = await this.engine.read(async (tx) =>
       await tx.get(`SELECT 1 AS x FROM tasks WHERE status = 'running' AND lease_expires_at < ?${projectId === undefined ? '' : ' AND project_id = ?'} LIMIT 1`, projectId === undefined ? [at] : [at, projectId]),
     );
     if (!due) return { requeued: 0, failed: 0 };
@@ -651,10 +661,11 @@ export class PgQueueStore implements QueueStore {
     }));
   }
 
-  async reaperIntervalMinutes(): Promise<number | undefined> {
+  async reaperSchedule(): Promise<ReaperSchedule> {
     return this.engine.read(async (tx) => {
-      const r = await tx.get<{ m: number | null }>("SELECT min(reaper_interval_minutes) AS m FROM projects WHERE status = 'active' AND project_id IN (SELECT DISTINCT project_id FROM tasks WHERE status = 'running')");
-      return r?.m === null || r?.m === undefined ? undefined : Number(r.m);
+      const m = (await tx.get<{ m: number | null }>("SELECT min(reaper_interval_minutes) AS m FROM projects WHERE status = 'active'"))?.m;
+      const t = (await tx.get<{ t: string | null }>("SELECT min(lease_expires_at) AS t FROM tasks WHERE status = 'running'"))?.t;
+      return { intervalMinutes: m === null || m === undefined ? undefined : Number(m), nextLeaseExpiresAt: t ?? undefined };
     });
   }
 

@@ -167,6 +167,11 @@ const queue: PgSchemaStream = {
         'CREATE INDEX idx_audit_project ON queue_audit (project_id, id)',
       ],
     },
+    {
+      version: 2,
+      description: 'task queue: a failed task is kept from the agent that failed it for a while (retry back-off)',
+      statements: ['ALTER TABLE tasks ADD COLUMN backoff_agent TEXT COLLATE "C"', 'ALTER TABLE tasks ADD COLUMN backoff_until TEXT COLLATE "C"'],
+    },
   ],
 };
 

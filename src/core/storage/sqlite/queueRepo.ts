@@ -4,7 +4,8 @@
 
 import { newQueueId } from '../../queue/ids';
 import { LedgerError, notFound } from '../../errors';
-import { addMinutes, afterFailure } from '../../queue/rules';
+import { projectClosed, projectNotFound } from '../../queue/projectRefusals';
+import { addMinutes, afterFailure, presentSince, retryBackoffUntil } from '../../queue/rules';
 import type {
   Actor,
   Agent,
@@ -26,6 +27,7 @@ import type {
   NewTaskType,
   QueueMetricsSnapshot,
   QueueStore,
+  ReaperSchedule,
   RequestOutcome,
   StoredSession,
   TaskFilter,
@@ -83,6 +85,14 @@ function projectRow(tx: ReadTx, projectId: string): ProjectRow | undefined {
   return tx.get<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE project_id = ?`, [projectId]);
 }
 
+/** The project a new task, type or agent goes into: it must exist and be open. */
+function openProjectRow(tx: ReadTx, projectId: string, what: 'tasks' | 'task types' | 'agents'): ProjectRow {
+  const row = projectRow(tx, projectId);
+  if (!row) throw projectNotFound(projectId);
+  if (row.status === 'closed') throw projectClosed(projectId, what);
+  return row;
+}
+
 function taskRow(tx: ReadTx, taskId: string): TaskRow | undefined {
   return tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_id = ?`, [taskId]);
 }
@@ -113,11 +123,13 @@ function reap(tx: WriteTx, at: string, projectId?: string): { requeued: number; 
     const next = afterFailure(task, true);
     const why = `The lease of ${task.assignedTo ?? 'its agent'} expired at ${task.leaseExpiresAt} without a result`;
     tx.run("UPDATE task_attempts SET status = 'timeout', completed_at = ?, failure_reason = 'timeout', explanation = ? WHERE task_id = ? AND status = 'running'", [at, why, task.id]);
+    const backoff = next.status === 'queued' && task.assignedTo ? { agent: task.assignedTo, until: retryBackoffUntil(at, task.leaseDurationMinutes) } : undefined;
     tx.run(
       `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ? = 'failed' THEN assigned_to ELSE NULL END,
-              lease_expires_at = NULL, result = ?, failure_reason = 'timeout', completed_at = CASE WHEN ? = 'failed' THEN ? ELSE NULL END
+              lease_expires_at = NULL, result = ?, failure_reason = 'timeout', completed_at = CASE WHEN ? = 'failed' THEN ? ELSE NULL END,
+              backoff_agent = ?, backoff_until = ?
         WHERE task_id = ?`,
-      [next.status, next.retryCount, next.status, why, next.status, at, task.id],
+      [next.status, next.retryCount, next.status, why, next.status, at, backoff?.agent ?? null, backoff?.until ?? null, task.id],
     );
     if (task.assignedTo) {
       tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ? AND current_task_id = ?", [task.projectId, task.assignedTo, task.id]);
@@ -176,18 +188,6 @@ export class SqliteQueueStore implements QueueStore {
     });
   }
 
-  async ensureProject(projectId: string, at: string, actor: Actor): Promise<QueueProject> {
-    const existing = await this.getProject(projectId);
-    if (existing) return existing;
-    return this.engine.write((tx) => {
-      const row = projectRow(tx, projectId);
-      if (row) return toProject(tx, row);
-      tx.run("INSERT INTO projects (project_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)", [projectId, projectId, at, at]);
-      audit(tx, { projectId, at, actor, action: 'project_created', details: { auto: true } });
-      return toProject(tx, projectRow(tx, projectId)!);
-    });
-  }
-
   async getProject(projectId: string): Promise<QueueProject | undefined> {
     return this.engine.read((tx) => {
       const row = projectRow(tx, projectId);
@@ -219,8 +219,7 @@ export class SqliteQueueStore implements QueueStore {
 
   async createTaskType(t: NewTaskType, actor: Actor): Promise<TaskType> {
     return this.engine.write((tx) => {
-      const project = projectRow(tx, t.projectId);
-      if (!project) throw notFound(`Project not found: ${t.projectId}. Create it with create_project first.`, { projectId: t.projectId });
+      const project = openProjectRow(tx, t.projectId, 'task types');
       if (tx.get('SELECT 1 AS x FROM task_types WHERE project_id = ? AND name = ?', [t.projectId, t.name])) {
         throw new LedgerError('conflict', `Task type "${t.name}" already exists in project ${t.projectId}. Use get_task_type to see it, or choose another name.`, {
           details: { projectId: t.projectId, name: t.name },
@@ -266,14 +265,10 @@ export class SqliteQueueStore implements QueueStore {
       const outcomes: AddOutcome[] = [];
       const types = new Map<string, TypeRow>();
       let created = 0;
-      if (!projectRow(tx, projectId)) {
-        tx.run('INSERT INTO projects (project_id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [projectId, projectId, at, at]);
-        audit(tx, { projectId, at, actor, action: 'project_created', details: { auto: true } });
-      }
+      const project = openProjectRow(tx, projectId, 'tasks');
       if (tasks.some((t) => t.typeId === '')) {
         let fallback = tx.get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]);
         if (!fallback) {
-          const project = projectRow(tx, projectId)!;
           const id = newQueueId();
           tx.run(
             `INSERT INTO task_types (type_id, project_id, name, template, variables, duplicate_handling, max_retries, lease_minutes, created_at)
@@ -364,7 +359,7 @@ export class SqliteQueueStore implements QueueStore {
 
   async registerAgent(a: AgentAuth & { at: string }, actor: Actor): Promise<Agent> {
     return this.engine.write((tx) => {
-      if (!projectRow(tx, a.projectId)) throw notFound(`Project not found: ${a.projectId}. Use list_projects to see the projects.`, { projectId: a.projectId });
+      openProjectRow(tx, a.projectId, 'agents');
       if (tx.get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name])) {
         throw new LedgerError('conflict', `Agent name "${a.name}" is already registered in project ${a.projectId}. Pass its apiKey to reconnect, or choose another name (or none, to get one).`, {
           details: { projectId: a.projectId, agentName: a.name },
@@ -439,13 +434,23 @@ export class SqliteQueueStore implements QueueStore {
         tx.run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ?", [projectId, agentName]);
       }
       if (project.status === 'closed') return { kind: 'closed' };
-      const next = tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' ORDER BY rowid LIMIT 1`, [projectId]);
+      // A task this agent just failed waits for another agent, if one is there (rules.ts).
+      const others = tx.get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name <> ? AND (session_id IS NOT NULL OR last_seen > ?) LIMIT 1', [projectId, agentName, presentSince(at)]);
+      const next = others
+        ? tx.get<TaskRow>(
+            `SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' AND (backoff_agent IS NULL OR backoff_agent <> ? OR backoff_until <= ?) ORDER BY rowid LIMIT 1`,
+            [projectId, agentName, at],
+          )
+        : tx.get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'queued' ORDER BY rowid LIMIT 1`, [projectId]);
       if (!next) {
         const c = counts(tx, projectId);
-        return { kind: 'empty', counts: { running: c.runningTasks, queued: c.queuedTasks } };
+        const held = others
+          ? tx.get<{ t: string | null }>("SELECT min(backoff_until) AS t FROM tasks WHERE project_id = ? AND status = 'queued' AND backoff_agent = ? AND backoff_until > ?", [projectId, agentName, at])?.t
+          : null;
+        return { kind: 'empty', counts: { running: c.runningTasks, queued: c.queuedTasks }, ...(held ? { retryAt: held } : {}) };
       }
       const expires = addMinutes(at, Number(next.lease_minutes));
-      tx.run("UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ? WHERE task_id = ? AND status = 'queued'", [
+      tx.run("UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ?, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ? AND status = 'queued'", [
         agentName,
         expires,
         at,
@@ -492,11 +497,13 @@ export class SqliteQueueStore implements QueueStore {
       if (projectId) reap(tx, at, projectId);
       const row = ownedRunningTask(tx, taskId, agentName, 'fail');
       const next = afterFailure(toTask(row), canRetry);
+      const backoffUntil = next.status === 'queued' ? retryBackoffUntil(at, Number(row.lease_minutes)) : null;
       tx.run(
         `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ? = 'failed' THEN assigned_to ELSE NULL END, lease_expires_at = NULL,
-                result = ?, failure_reason = 'agent_reported', completed_at = CASE WHEN ? = 'failed' THEN ? ELSE NULL END
+                result = ?, failure_reason = 'agent_reported', completed_at = CASE WHEN ? = 'failed' THEN ? ELSE NULL END,
+                backoff_agent = ?, backoff_until = ?
           WHERE task_id = ?`,
-        [next.status, next.retryCount, next.status, explanation, next.status, at, taskId],
+        [next.status, next.retryCount, next.status, explanation, next.status, at, backoffUntil === null ? null : agentName, backoffUntil, taskId],
       );
       tx.run("UPDATE task_attempts SET status = 'failed', completed_at = ?, explanation = ?, failure_reason = 'agent_reported' WHERE task_id = ? AND status = 'running'", [
         at,
@@ -539,7 +546,7 @@ export class SqliteQueueStore implements QueueStore {
       if (row.status === 'completed') throw new LedgerError('conflict', `Task ${taskId} is completed; add a new task instead of requeueing it.`, { details: { taskId } });
       if (row.status === 'running') this.closeRunningAttempt(tx, row, at, `Requeued by ${actor.name}`);
       // A person's requeue gives the task a fresh set of retries.
-      tx.run("UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL WHERE task_id = ?", [taskId]);
+      tx.run("UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ?", [taskId]);
       audit(tx, { projectId: row.project_id, at, actor, action: 'task_requeued', taskId, details: { from: row.status } });
       return toTask(taskRow(tx, taskId)!);
     });
@@ -644,10 +651,11 @@ export class SqliteQueueStore implements QueueStore {
     }));
   }
 
-  async reaperIntervalMinutes(): Promise<number | undefined> {
+  async reaperSchedule(): Promise<ReaperSchedule> {
     return this.engine.read((tx) => {
-      const r = tx.get<{ m: number | null }>("SELECT min(reaper_interval_minutes) AS m FROM projects WHERE status = 'active' AND project_id IN (SELECT DISTINCT project_id FROM tasks WHERE status = 'running')");
-      return r?.m === null || r?.m === undefined ? undefined : Number(r.m);
+      const m = tx.get<{ m: number | null }>("SELECT min(reaper_interval_minutes) AS m FROM projects WHERE status = 'active'")?.m;
+      const t = tx.get<{ t: string | null }>("SELECT min(lease_expires_at) AS t FROM tasks WHERE status = 'running'")?.t;
+      return { intervalMinutes: m === null || m === undefined ? undefined : Number(m), nextLeaseExpiresAt: t ?? undefined };
     });
   }
 

@@ -10,7 +10,7 @@ export function registerAddTask(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'add_task',
     title: 'Add task',
-    description: "Queue a task: a type's variables, or plain instructions. Many: create_tasks_bulk.",
+    description: "Queue a task in an open project (create_project first): a type's variables, or plain instructions. Many: create_tasks_bulk.",
     input: addTaskInput,
     output: addTaskOutput,
     shallowOutput: true,

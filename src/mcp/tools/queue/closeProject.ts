@@ -10,7 +10,7 @@ export function registerCloseProject(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'close_project',
     title: 'Close project',
-    description: 'Close a project: no more assignments; running tasks can still finish.',
+    description: 'Close a project: no new tasks, types, agents or assignments; running tasks can still finish.',
     input: projectInput,
     output: projectResult,
     shallowOutput: true,

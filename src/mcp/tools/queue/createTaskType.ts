@@ -10,7 +10,7 @@ export function registerCreateTaskType(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'create_task_type',
     title: 'Create task type',
-    description: 'Define a task type: a {{variable}} template, duplicate handling, retries, lease.',
+    description: 'Define a task type in an open project: a {{variable}} template, duplicate handling, retries, lease.',
     input: createTaskTypeInput,
     output: taskTypeResult,
     shallowOutput: true,

@@ -10,7 +10,7 @@ export function registerCreateTasksBulk(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'create_tasks_bulk',
     title: 'Create tasks in bulk',
-    description: 'Queue up to 1,000 tasks; bad rows are reported by index, the rest created.',
+    description: 'Queue up to 1,000 tasks in an open project; bad rows are reported by index, the rest created.',
     input: createTasksBulkInput,
     output: bulkOutput,
     shallowOutput: true,

@@ -9,7 +9,7 @@ export function registerFailTask(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'fail_task',
     title: 'Fail task',
-    description: 'Report your task failed; requeued while retries remain unless canRetry is false.',
+    description: 'Report your task failed; requeued, for another agent first, while retries remain unless canRetry is false.',
     input: failTaskInput,
     output: failOutput,
     shallowOutput: true,

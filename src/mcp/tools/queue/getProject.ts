@@ -1,6 +1,6 @@
 // get_project: A project's details, settings and task counts (seed taskdriver).
 
-import { projectInput, projectResult } from '../../../core/queue/schemas';
+import { projectScopeInput, projectResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
@@ -11,7 +11,7 @@ export function registerGetProject(deps: QueueToolDeps): ToolDefinition {
     name: 'get_project',
     title: 'Get project',
     description: "A project's settings and task counts.",
-    input: projectInput,
+    input: projectScopeInput,
     output: projectResult,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,6 +1,6 @@
 // get_project_status: A project's queue at a glance: counts by status, agents working and idle, the oldest queued task, the next lease to expire (seed taskdriver).
 
-import { projectInput, projectStatusOutput } from '../../../core/queue/schemas';
+import { projectScopeInput, projectStatusOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
@@ -11,7 +11,7 @@ export function registerGetProjectStatus(deps: QueueToolDeps): ToolDefinition {
     name: 'get_project_status',
     title: 'Get project status',
     description: 'Counts by status, agents working and idle, oldest queued task, next lease to expire.',
-    input: projectInput,
+    input: projectScopeInput,
     output: projectStatusOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,4 +1,4 @@
-// join_project: Start working in a project: returns its purpose and counts, and lets later calls leave projectId out (seed taskdriver).
+// join_project: Start working in a project: returns its purpose and counts, and makes it the default projectId of this session's later calls (seed taskdriver).
 
 import { projectInput, projectResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
@@ -10,7 +10,7 @@ export function registerJoinProject(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'join_project',
     title: 'Join project',
-    description: 'Work in a project: its purpose and counts; later calls may omit projectId. Agents: then register_agent.',
+    description: "Work in a project: its purpose and counts; this session's later calls default to it. Agents: then register_agent.",
     input: projectInput,
     output: projectResult,
     shallowOutput: true,
@@ -18,7 +18,8 @@ export function registerJoinProject(deps: QueueToolDeps): ToolDefinition {
     async handler(args, ctx) {
       const project = await (await deps.queue()).joinProject(args, ctx.session);
       return toolSuccess(
-        `Joined ${project.id}${project.description ? `: ${project.description}` : ''}. ${countsLine(project)}. Next: register_agent (once), then request_task.`,
+        `Joined ${project.id}${project.description ? `: ${project.description}` : ''}${project.status === 'closed' ? ' (closed: no new tasks or agents)' : ''}. ${countsLine(project)}. ` +
+          `Later calls in this session default to ${project.id}. Next: register_agent (once), then request_task.`,
         { project },
       );
     },

@@ -1,6 +1,6 @@
 // list_task_types: A project's task types with their templates and variables (seed taskdriver).
 
-import { projectInput, taskTypesOutput } from '../../../core/queue/schemas';
+import { projectScopeInput, taskTypesOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
@@ -10,7 +10,7 @@ export function registerListTaskTypes(deps: QueueToolDeps): ToolDefinition {
     name: 'list_task_types',
     title: 'List task types',
     description: "A project's task types.",
-    input: projectInput,
+    input: projectScopeInput,
     output: taskTypesOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

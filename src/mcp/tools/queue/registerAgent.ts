@@ -9,7 +9,7 @@ export function registerRegisterAgent(deps: QueueToolDeps): ToolDefinition {
   return {
     name: 'register_agent',
     title: 'Register agent',
-    description: 'Become an agent of a project; get an apiKey (shown once) to reconnect later. One session per agent.',
+    description: 'Become an agent of an open project; get an apiKey (shown once) to reconnect later. One session per agent.',
     input: registerAgentInput,
     output: registerOutput,
     shallowOutput: true,

@@ -22,8 +22,11 @@ export function registerRequestTask(deps: QueueToolDeps): ToolDefinition {
       let text: string;
       if (out.task) text = assignedText(out.task, out.alreadyAssigned);
       else if (out.reason === 'closed') text = 'The project is closed: no more tasks are assigned.';
-      else text = `No task is queued${out.counts ? ` (${out.counts.running} running)` : ''}. Try again later.`;
-      return toolSuccess(text, { task: out.task ?? null, alreadyAssigned: out.alreadyAssigned, reason: out.reason });
+      else if (out.retryAt) {
+        const n = out.counts?.queued ?? 1;
+        text = `No task for you now: ${n} queued task${n === 1 ? '' : 's'} you failed wait${n === 1 ? 's' : ''} for another agent until ${out.retryAt}; ask again then.`;
+      } else text = `No task is queued${out.counts ? ` (${out.counts.running} running)` : ''}. Try again later.`;
+      return toolSuccess(text, { task: out.task ?? null, alreadyAssigned: out.alreadyAssigned, reason: out.reason, ...(out.retryAt ? { retryAt: out.retryAt } : {}) });
     },
   };
 }

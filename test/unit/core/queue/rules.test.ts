@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { apiKeyMatches, hashApiKey, newApiKey } from '../../../../src/core/queue/apiKeys';
 import { parseCsv, parseTaskFile } from '../../../../src/core/queue/importFile';
-import { addMinutes, afterFailure, interpolate, templateVariables, validateTemplate, variablesKey, variablesProblem } from '../../../../src/core/queue/rules';
+import { reaperDelay, REAPER_MIN_DELAY_MS } from '../../../../src/core/queue/reaper';
+import { addMinutes, afterFailure, interpolate, presentSince, retryBackoffUntil, templateVariables, validateTemplate, variablesKey, variablesProblem } from '../../../../src/core/queue/rules';
 import { LedgerError } from '../../../../src/core/errors';
 
 describe('queue rules', () => {
@@ -37,6 +38,20 @@ describe('queue rules', () => {
     assert.deepEqual(afterFailure({ retryCount: 0, maxRetries: 2 }, true), { status: 'queued', retryCount: 1 });
     assert.deepEqual(afterFailure({ retryCount: 2, maxRetries: 2 }, true), { status: 'failed', retryCount: 2 });
     assert.deepEqual(afterFailure({ retryCount: 0, maxRetries: 5 }, false), { status: 'failed', retryCount: 0 });
+  });
+
+  it('keeps a failed task from its agent for one lease of the task, at most a minute', () => {
+    assert.equal(retryBackoffUntil('2025-01-01T00:00:00.000Z', 0.1), '2025-01-01T00:00:06.000Z');
+    assert.equal(retryBackoffUntil('2025-01-01T00:00:00.000Z', 10), '2025-01-01T00:01:00.000Z');
+    assert.equal(presentSince('2025-01-01T00:01:00.000Z'), '2025-01-01T00:00:00.000Z');
+  });
+
+  it('wakes the reaper at the shortest interval or just after the next lease, within its bounds', () => {
+    const now = Date.parse('2025-01-01T00:00:00.000Z');
+    assert.equal(reaperDelay({ intervalMinutes: undefined, nextLeaseExpiresAt: undefined }, now, 60_000), 60_000);
+    assert.equal(reaperDelay({ intervalMinutes: 0.05, nextLeaseExpiresAt: undefined }, now, 60_000), 3_000);
+    assert.equal(reaperDelay({ intervalMinutes: 1, nextLeaseExpiresAt: '2025-01-01T00:00:02.000Z' }, now, 60_000), 2_020);
+    assert.equal(reaperDelay({ intervalMinutes: 1, nextLeaseExpiresAt: '2024-12-31T23:00:00.000Z' }, now, 60_000), REAPER_MIN_DELAY_MS);
   });
 
   it('adds fractions of a minute to a time', () => {

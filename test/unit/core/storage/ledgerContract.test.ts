@@ -196,6 +196,73 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       });
     });
 
+    it('adds tasks, types and agents only to a project that exists and is open', async () => {
+      const l = await open();
+      const q = l.queue;
+      const plain = { id: 'u1', typeId: '', instructions: 'x', variables: null, variablesKey: null };
+      const type = { id: 'uy', projectId: 'ghost', name: 'n', template: null, variables: [], duplicateHandling: 'allow' as const, maxRetries: undefined, leaseDurationMinutes: undefined, at: T(0) };
+      await rejects(q.addTasks('ghost', [plain], T(0), operator), 'not_found', /^Project not found: ghost\./);
+      await rejects(q.createTaskType(type, operator), 'not_found', /^Project not found: ghost\./);
+      await rejects(q.registerAgent({ name: 'a', projectId: 'ghost', keyHash: 'h', sessionId: null, at: T(0) }, operator), 'not_found', /^Project not found: ghost\./);
+      assert.equal(await q.getProject('ghost'), undefined);
+      await q.createProject({ projectId: 'shut', description: '', config: { defaultMaxRetries: 1, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 1 }, at: T(0) }, operator);
+      await q.closeProject('shut', T(1), operator);
+      await rejects(q.addTasks('shut', [plain], T(2), operator), 'conflict', /^Project shut is closed: it takes no new tasks\./);
+      await rejects(q.createTaskType({ ...type, projectId: 'shut' }, operator), 'conflict', /^Project shut is closed: it takes no new task types\./);
+      await rejects(q.registerAgent({ name: 'a', projectId: 'shut', keyHash: 'h', sessionId: null, at: T(2) }, operator), 'conflict', /^Project shut is closed: it takes no new agents\./);
+      const audit = await q.auditLog('shut', 100, undefined);
+      assert.deepEqual(audit.map((a) => a.action), ['project_closed', 'project_created']);
+      record('open projects', { projects: await q.listProjects(true), tasks: await q.listTasks('shut', { limit: 10, offset: 0 }) });
+    });
+
+    it('keeps a failed task from the agent that failed it while another agent is there, for one lease at most a minute', async () => {
+      const l = await open();
+      const q = l.queue;
+      const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      await q.createProject({ projectId: 'bp', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 0.5, reaperIntervalMinutes: 1 }, at: at(0) }, operator);
+      await q.addTasks('bp', [{ id: 'b1', typeId: '', instructions: 'flaky', variables: null, variablesKey: null }, { id: 'b2', typeId: '', instructions: 'other', variables: null, variablesKey: null }], at(0), operator);
+      await q.registerAgent({ name: 'x', projectId: 'bp', keyHash: 'hx', sessionId: 'sx', at: at(0) }, operator);
+      await q.registerAgent({ name: 'y', projectId: 'bp', keyHash: 'hy', sessionId: 'sy', at: at(0) }, operator);
+      const first = await q.requestTask('bp', 'x', at(1));
+      assert.equal(first.kind === 'assigned' && first.task.id, 'b1');
+      await q.failTask('b1', 'x', 'flaky', true, at(2));
+      const second = await q.requestTask('bp', 'x', at(3));
+      assert.equal(second.kind === 'assigned' && second.task.id, 'b2', 'x got back the task it failed');
+      await q.completeTask('b2', 'x', 'ok', at(4));
+      // y holds nothing yet but is connected: b1 waits for it until 2 s + one lease (30 s).
+      assert.deepEqual(await q.requestTask('bp', 'x', at(5)), { kind: 'empty', counts: { running: 0, queued: 1 }, retryAt: at(32) });
+      const after = await q.requestTask('bp', 'x', at(33));
+      assert.equal(after.kind === 'assigned' && after.task.id, 'b1', 'the back-off is over');
+      // A lease that runs out holds the task back from its agent the same way.
+      await q.reapExpired(at(70));
+      const reaped = await q.requestTask('bp', 'x', at(71));
+      assert.equal(reaped.kind, 'empty');
+      const taken = await q.requestTask('bp', 'y', at(71));
+      assert.equal(taken.kind === 'assigned' && taken.task.id, 'b1');
+      await q.extendLease('b1', 'y', 2, at(72));
+      // x leaves (its session ends) and is not seen again: once a minute has passed without it,
+      // y is alone and gets the task it failed straight back, within its back-off.
+      await q.deleteSession('sx');
+      await q.failTask('b1', 'y', 'also flaky', true, at(140));
+      const alone = await q.requestTask('bp', 'y', at(150));
+      assert.equal(alone.kind === 'assigned' && alone.task.id, 'b1', 'x is gone, so y may retry at once');
+      record('retry back-off', { history: await q.taskHistory('b1'), task: await q.getTask('b1') });
+    });
+
+    it('tells the reaper its schedule: the shortest interval of the active projects and the next lease', async () => {
+      const l = await open();
+      const q = l.queue;
+      assert.deepEqual(await q.reaperSchedule(), { intervalMinutes: undefined, nextLeaseExpiresAt: undefined });
+      await q.createProject({ projectId: 'slow', description: '', config: { defaultMaxRetries: 0, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 2 }, at: T(0) }, operator);
+      await q.createProject({ projectId: 'quick', description: '', config: { defaultMaxRetries: 0, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 0.05 }, at: T(0) }, operator);
+      assert.deepEqual(await q.reaperSchedule(), { intervalMinutes: 0.05, nextLeaseExpiresAt: undefined }, 'idle projects count too');
+      await q.addTasks('slow', [{ id: 's1', typeId: '', instructions: 'x', variables: null, variablesKey: null }], T(0), operator);
+      await q.registerAgent({ name: 'a', projectId: 'slow', keyHash: 'h', sessionId: null, at: T(0) }, operator);
+      await q.requestTask('slow', 'a', T(1));
+      await q.closeProject('quick', T(2), operator);
+      assert.deepEqual(await q.reaperSchedule(), { intervalMinutes: 2, nextLeaseExpiresAt: T(6) });
+    });
+
     it('tracks workflows: tasks, subtasks, events, completion once, overlaps and review requests', async () => {
       const l = await open();
       const w = l.workflow;

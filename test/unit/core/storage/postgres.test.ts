@@ -99,6 +99,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const url = await server().createDatabase();
     const servers = await Promise.all([open(url), open(url), open(url)]);
     const at = (): string => new Date().toISOString();
+    await servers[0]!.queue.createProject({ projectId: 'p', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 }, at: at() }, operator);
     await servers[0]!.queue.addTasks('p', Array.from({ length: 240 }, (_, i) => ({ id: `t${i}`, typeId: '', instructions: `task ${i}`, variables: null, variablesKey: null })), at(), operator);
     const agents = Array.from({ length: 12 }, (_, i) => `agent-${i}`);
     for (const name of agents) await servers[0]!.queue.registerAgent({ name, projectId: 'p', keyHash: name, sessionId: null, at: at() }, operator);

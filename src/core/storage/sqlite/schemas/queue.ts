@@ -98,5 +98,10 @@ export const queueSchema: SchemaStream = {
         'CREATE INDEX idx_audit_project ON queue_audit (project_id, id)',
       ],
     },
+    {
+      version: 2,
+      description: 'task queue: a failed task is kept from the agent that failed it for a while (retry back-off)',
+      statements: ['ALTER TABLE tasks ADD COLUMN backoff_agent TEXT', 'ALTER TABLE tasks ADD COLUMN backoff_until TEXT'],
+    },
   ],
 };
