@@ -13,10 +13,14 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const resultsDir = path.join(root, '.test-results');
 mkdirSync(resultsDir, { recursive: true });
 
+// Counts files are per run of this script: two runs in one checkout (a targeted run beside the full
+// one) must never read each other's counts.
+const countsPath = (name) => path.join(resultsDir, `${name}-${process.pid}.json`);
+
 const mocha = (name, spec, extra = []) => ({
   name,
   mocha: true,
-  cmd: [bin('mocha'), '--require', 'tsx/cjs', '--reporter', path.join(root, 'scripts/mochaReporter.cjs'), '--reporter-option', `out=${path.join(resultsDir, `${name}.json`)}`, ...extra, spec],
+  cmd: [bin('mocha'), '--require', 'tsx/cjs', '--reporter', path.join(root, 'scripts/mochaReporter.cjs'), '--reporter-option', `out=${countsPath(name)}`, ...extra, spec],
 });
 
 const STAGES = [
@@ -46,7 +50,7 @@ const STAGES = [
       { what: 'build the extension', cmd: [process.execPath, 'esbuild.mjs'] },
       { what: 'bundle the integration tests', cmd: [process.execPath, 'scripts/vscode/buildIntegrationTests.mjs'] },
     ],
-    cmd: [bin('tsx'), 'test/integration/runTest.ts', `--counts=${path.join(resultsDir, 'integration.json')}`, `--screenshots=${path.join(resultsDir, 'integration-screenshots')}`],
+    cmd: [bin('tsx'), 'test/integration/runTest.ts', `--counts=${countsPath('integration')}`, `--screenshots=${path.join(resultsDir, 'integration-screenshots')}`],
   },
   {
     // A person's view: the workbench in headless Chromium, screenshots in .test-results/screenshots.
@@ -110,7 +114,7 @@ const report = [];
 for (const stage of stages) {
   const started = Date.now();
   console.log(`\n=== ${stage.name} ===`);
-  const countsFile = path.join(resultsDir, `${stage.name}.json`);
+  const countsFile = countsPath(stage.name);
   if (stage.mocha || stage.counts) rmSync(countsFile, { force: true });
   const failedStep = runSteps(stage.before ?? []);
   if (failedStep) {
@@ -123,6 +127,7 @@ for (const stage of stages) {
   if (stage.mocha || stage.counts) {
     if (existsSync(countsFile)) {
       const counts = JSON.parse(readFileSync(countsFile, 'utf8'));
+      rmSync(countsFile, { force: true });
       passed += counts.passes;
       failed += counts.failures;
       if (run.status !== 0 && counts.failures === 0) failed += 1; // the runner itself failed (load error, process left behind)

@@ -180,6 +180,9 @@ export class SqliteEngine {
   private pollTimer: NodeJS.Timeout | undefined;
   private catchUpQueued = false;
   private tooNew: string | undefined;
+  private catchUpDepth = 0;
+  /** Foreign changes applied by the catch-up under way, announced when it ends. */
+  private pendingForeign: EngineChange | undefined;
 
   private constructor(
     private readonly sql: SqlJsStatic,
@@ -457,6 +460,23 @@ export class SqliteEngine {
    * off; without it, a short tail may be a write in progress and is left for later.
    */
   private catchUp(locked: boolean): number {
+    // Listeners hear of foreign writes only once the whole catch-up is done: one reading the
+    // ledger from its callback would otherwise start another catch-up from an offset not yet
+    // advanced, and apply the same records twice ("out of sequence").
+    this.catchUpDepth++;
+    try {
+      return this.catchUpAll(locked);
+    } finally {
+      this.catchUpDepth--;
+      if (this.catchUpDepth === 0 && this.pendingForeign) {
+        const change = this.pendingForeign;
+        this.pendingForeign = undefined;
+        this.emit(change);
+      }
+    }
+  }
+
+  private catchUpAll(locked: boolean): number {
     let applied = 0;
     for (let hops = 0; hops < 16; hops++) {
       if (!this.journal) {
@@ -894,6 +914,11 @@ export class SqliteEngine {
   // ---- change notification ---------------------------------------------------------------------
 
   private emit(change: EngineChange): void {
+    if (this.catchUpDepth > 0) {
+      const pending = this.pendingForeign;
+      this.pendingForeign = pending ? { foreign: true, seq: change.seq, maintenance: pending.maintenance && change.maintenance } : change;
+      return;
+    }
     for (const listener of this.listeners) {
       try {
         listener(change);

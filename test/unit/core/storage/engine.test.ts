@@ -167,6 +167,18 @@ describe('storage engine', () => {
     assert.equal(c.stats().changes, 2);
   });
 
+  it('lets a change listener read the ledger while other processes\' writes are being applied', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const b = await open(file);
+    const counts: number[] = [];
+    b.onDidChange(() => counts.push(Object.keys(all(b)).length));
+    for (let i = 0; i < 600; i++) await put(a, `k${i}`, 'v');
+    assert.equal(b.refresh(), 600);
+    assert.deepEqual(counts, [600], 'one event, after every record was applied');
+    assert.equal(Object.keys(all(b)).length, 600);
+  });
+
   it('reports its own writes as local changes', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file);
