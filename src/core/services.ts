@@ -33,6 +33,8 @@ export interface ServicesOptions {
   traces?: { homes?: TraceHomes; minRefreshMs?: number };
   /** The folder whose .agent-progress/reviews/ holds review definitions; default: `workspace`. */
   reviewWorkspace?: string;
+  /** The clock entries are dated by (tests give explicit times; default: now). */
+  clock?: () => Date;
 }
 
 export class Services {
@@ -86,7 +88,7 @@ export class Services {
 
   async progress(): Promise<ProgressService> {
     const ledger = await this.ledger();
-    this.progressService ??= new ProgressService({ store: ledger.progress, summariser: this.summariser, logger: this.options.logger });
+    this.progressService ??= new ProgressService({ store: ledger.progress, summariser: this.summariser, logger: this.options.logger, ...(this.options.clock ? { clock: this.options.clock } : {}) });
     return this.progressService;
   }
 

@@ -15,8 +15,9 @@ import { tempDir, useTempDirs } from '../../../helpers/tmp';
 
 const OPERATOR = { kind: 'operator', name: 'test' } as const;
 
-function open(dir: string, workspace?: string): Services {
+function open(dir: string, workspace?: string, clock?: () => Date): Services {
   return new Services({
+    ...(clock ? { clock } : {}),
     config: { dbPath: path.join(dir, 'data.db'), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger: silentLogger,
     ...(workspace ? { workspace } : {}),
@@ -68,8 +69,8 @@ describe('ledger export, import and retention', function () {
   afterEach(async () => {
     while (opened.length > 0) await opened.pop()!.close();
   });
-  const services = (dir: string, workspace?: string): Services => {
-    const s = open(dir, workspace);
+  const services = (dir: string, workspace?: string, clock?: () => Date): Services => {
+    const s = open(dir, workspace, clock);
     opened.push(s);
     return s;
   };
@@ -146,7 +147,10 @@ describe('ledger export, import and retention', function () {
 
   it('archives entries older than N days after exporting them, keeps them out of search, and restores them', async () => {
     const dir = tempDir();
-    const s = services(path.join(dir, 'a'));
+    // Entries dated a second apart by the ledger's clock: two logged in the same millisecond would
+    // leave no cut between them.
+    let tick = Date.now();
+    const s = services(path.join(dir, 'a'), undefined, () => new Date((tick += 1000)));
     const progress = await s.progress();
     await progress.logProgress({ projectId: 'shop', title: 'Old work on tokens', content: 'tokens' });
     await progress.logProgress({ projectId: 'shop', title: 'Newer tokens', content: 'tokens again' });
