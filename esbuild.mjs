@@ -21,7 +21,8 @@ const node = {
   minify: production,
   legalComments: 'linked',
   logLevel: 'warning',
-  define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version) },
+  // The build's time tells builds of one version apart: a client of a newer build replaces an older ledger host.
+  define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version), AGENT_PROGRESS_BUILD: JSON.stringify(String(process.env.AGENT_PROGRESS_BUILD_STAMP ?? Date.now())) },
   // sql.js probes for these in browsers only.
   external: [],
 };
@@ -31,6 +32,7 @@ const builds = [
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: true },
   { ...node, entryPoints: { core: 'src/extension/coreBundle.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { ledgerHost: 'src/core/host/main.ts' }, outdir: 'dist' },
   {
     bundle: true,
     platform: 'browser',

@@ -10,6 +10,8 @@ import { QueueService } from './queue/queueService';
 import { Summariser, type SummaryProvider } from './progress/summariser';
 import { openLedger, type OpenLedgerOptions } from './storage/openLedger';
 import type { Ledger } from './storage/store';
+import { openHostLedger } from './host/client';
+import type { HostCommand } from './host/start';
 import { Snapshotter } from './workflow/snapshots';
 import { WorkflowService } from './workflow/workflowService';
 import { ReviewService } from './review/reviewService';
@@ -35,6 +37,33 @@ export interface ServicesOptions {
   reviewWorkspace?: string;
   /** The clock entries are dated by (tests give explicit times; default: now). */
   clock?: () => Date;
+  /**
+   * The ledger host (one process per ledger file that every client shares): false opens the file
+   * directly. Default: through the host unless AGENT_PROGRESS_LEDGER_HOST=off; idle time from
+   * AGENT_PROGRESS_HOST_IDLE_MS. Not used for PostgreSQL.
+   */
+  host?: false | { idleMs?: number; command?: HostCommand };
+}
+
+let directNoticeGiven = false;
+
+/** Says once per process, on stderr and in the log, that the ledger is opened without its host. */
+function noteDirect(logger: Logger, reason: string): void {
+  if (directNoticeGiven) return;
+  directNoticeGiven = true;
+  const line = `Agent Progress: opening the ledger directly (${reason})`;
+  logger.info(line);
+  try {
+    process.stderr.write(`${line}\n`);
+  } catch {
+    // no stderr
+  }
+}
+
+/** The host's idle time from the environment, if it names a positive number of milliseconds. */
+export function hostIdleFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = Number(env.AGENT_PROGRESS_HOST_IDLE_MS);
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
 }
 
 export class Services {
@@ -67,12 +96,7 @@ export class Services {
   /** Opens the ledger on first use; a failed open is retried by the next call. */
   ledger(): Promise<Ledger> {
     if (!this.ledgerPromise) {
-      const opening = openLedger({
-        file: this.options.config.dbPath,
-        logger: this.options.logger,
-        ...(this.options.config.databaseUrl ? { databaseUrl: this.options.config.databaseUrl } : {}),
-        ...(this.options.ledger ?? {}),
-      });
+      const opening = this.open();
       this.ledgerPromise = opening;
       opening.then(
         (ledger) => {
@@ -84,6 +108,36 @@ export class Services {
       );
     }
     return this.ledgerPromise;
+  }
+
+  private async open(): Promise<Ledger> {
+    const direct = (): Promise<Ledger> =>
+      openLedger({
+        file: this.options.config.dbPath,
+        logger: this.options.logger,
+        ...(this.options.config.databaseUrl ? { databaseUrl: this.options.config.databaseUrl } : {}),
+        ...(this.options.ledger ?? {}),
+      });
+    const host = this.options.host;
+    if (this.options.config.databaseUrl || host === false) return direct();
+    if (process.env.AGENT_PROGRESS_LEDGER_HOST === 'off') {
+      noteDirect(this.options.logger, 'AGENT_PROGRESS_LEDGER_HOST=off');
+      return direct();
+    }
+    try {
+      const idleMs = host?.idleMs ?? hostIdleFromEnv();
+      return await openHostLedger({
+        file: this.options.config.dbPath,
+        logger: this.options.logger,
+        watch: this.options.ledger?.watch === true,
+        reachTimeoutMs: 15_000,
+        ...(idleMs ? { idleMs } : {}),
+        ...(host?.command ? { command: host.command } : {}),
+      });
+    } catch (err) {
+      noteDirect(this.options.logger, `the ledger host cannot be used: ${err instanceof Error ? err.message : String(err)}`);
+      return direct();
+    }
   }
 
   async progress(): Promise<ProgressService> {

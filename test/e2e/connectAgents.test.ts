@@ -60,7 +60,7 @@ describe('connect other agents (built server, real processes)', function () {
       await wf.close();
     }
 
-    const services = new Services({ config: { dbPath: ledger, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silentLogger });
+    const services = new Services({ config: { dbPath: ledger, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silentLogger, host: false });
     try {
       const listed = await (await services.progress()).listEntries('shop', { limit: 20 });
       assert.deepEqual(listed.entries.map((e) => e.title).sort(), [...titles].sort());

@@ -9,15 +9,22 @@ import { createServer } from '../../src/mcp/server';
 import type { ToolsetName } from '../../src/mcp/toolsets';
 import { testPostgres } from './postgres';
 
-let backend: 'sqlite' | 'postgres' = 'sqlite';
+/** sqlite: the file opened directly; host: the file through a ledger host process; postgres. */
+export type LedgerBackend = 'sqlite' | 'host' | 'postgres';
+let backend: LedgerBackend = 'sqlite';
 
-/** The backend connectInMemory opens its ledgers on (test/unit/mcp/onPostgres.test.ts switches it). */
-export function ledgerBackend(): 'sqlite' | 'postgres' {
+/** The backend connectInMemory opens its ledgers on (onPostgres.test.ts and onHost.test.ts switch it). */
+export function ledgerBackend(): LedgerBackend {
   return backend;
 }
 
-export function setLedgerBackend(value: 'sqlite' | 'postgres'): void {
+export function setLedgerBackend(value: LedgerBackend): void {
   backend = value;
+}
+
+/** The Services option for the current backend: a ledger host only in host mode. */
+export function hostOption(): false | { idleMs: number } {
+  return backend === 'host' ? { idleMs: 60_000 } : false;
 }
 
 async function postgresDatabase(): Promise<string> {
@@ -55,6 +62,7 @@ export async function connectInMemory(options: {
   const services = options.services ?? new Services({
     config: { dbPath, ...(databaseUrl ? { databaseUrl } : {}), openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger,
+    host: hostOption(),
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
   });
   const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}) });

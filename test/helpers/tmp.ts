@@ -1,4 +1,5 @@
-// Temp folders per test, removed afterwards.
+// Temp folders per test, removed afterwards, with every ledger host serving a ledger inside them
+// stopped first (kill -9 of the pid its pid file names): no test leaves a host process behind.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -12,11 +13,61 @@ export function tempDir(prefix = 'ap-test-'): string {
   return dir;
 }
 
+/** The pids named by ledger hosts' pid files (`*.host/host.pid`) under `dir`, a few levels deep. */
+export function hostPidsUnder(dir: string, depth = 4): number[] {
+  const pids: number[] = [];
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name === 'node_modules' || entry.name === '.git') continue;
+    const sub = path.join(dir, entry.name);
+    if (entry.name.endsWith('.host')) {
+      try {
+        const pid = (JSON.parse(fs.readFileSync(path.join(sub, 'host.pid'), 'utf8')) as { pid?: unknown }).pid;
+        if (typeof pid === 'number' && pid > 0 && pid !== process.pid) pids.push(pid);
+      } catch {
+        // no host
+      }
+    } else if (depth > 0) {
+      pids.push(...hostPidsUnder(sub, depth - 1));
+    }
+  }
+  return pids;
+}
+
+/** Kills the ledger hosts serving ledgers under `dir`. */
+export function killHostsUnder(dir: string): number[] {
+  const pids = hostPidsUnder(dir);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return pids;
+}
+
 export function removeTempDirs(): void {
-  while (made.length > 0) fs.rmSync(made.pop()!, { recursive: true, force: true });
+  while (made.length > 0) {
+    const dir = made.pop()!;
+    killHostsUnder(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Registers cleanup for the enclosing describe block. */
 export function useTempDirs(): void {
   afterEach(removeTempDirs);
 }
+
+/** Root hook (.mocharc.json): hosts under temp folders that a test kept to the end are stopped too. */
+export const mochaHooks = {
+  afterAll(): void {
+    for (const dir of made) killHostsUnder(dir);
+  },
+};

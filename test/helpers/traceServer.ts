@@ -26,6 +26,7 @@ export async function connectTraces(home: string, dir: string): Promise<TraceCli
   const services = new Services({
     config: { dbPath: path.join(dir, 'data.db'), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger: silentLogger,
+    host: false,
     traces: { homes: resolveTraceHomes({ env: { AGENT_PROGRESS_TRACES_HOME: home } }), minRefreshMs: 0 },
   });
   const server = createServer({ services, logger: silentLogger, toolsets: ['traces'], version: 'test' });

@@ -18,6 +18,7 @@ export async function openWorkflow(ledgerDir: string, workspace: string): Promis
   const services = new Services({
     config: { dbPath, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger: silentLogger,
+    host: false,
     workspace,
   });
   const service = await services.workflow();

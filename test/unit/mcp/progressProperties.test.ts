@@ -31,6 +31,7 @@ import {
   type CallPlan,
   type Outcome,
 } from '../../helpers/progressProperties';
+import { hostOption } from '../../helpers/inMemoryServer';
 import { tempDir } from '../../helpers/tmp';
 
 describe('progress tools under random and hostile input (properties, in memory)', function () {
@@ -53,6 +54,7 @@ describe('progress tools under random and hostile input (properties, in memory)'
     services = new Services({
       config: { dbPath: path.join(dir, 'data.db'), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
       logger,
+      host: hostOption(),
     });
     const server = createServer({ services, logger, toolsets: ['progress'], version: '0.0.0-test' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -224,7 +224,9 @@ describe('queue tools (in memory, real clients)', function () {
       assert.match(a.apiKey, /^apk_/);
       const b = await agentIn('p');
       assert.match(b.name, /^agent-[a-z2-9]{5}$/);
-      const ledgerFiles = fs.readdirSync(path.dirname(admin.c.dbPath)).map((f) => fs.readFileSync(path.join(path.dirname(admin.c.dbPath), f)));
+      // Every file of the ledger's folder, the ledger host's folder included.
+      const files = (fs.readdirSync(path.dirname(admin.c.dbPath), { recursive: true }) as string[]).map((f) => path.join(path.dirname(admin.c.dbPath), f)).filter((f) => fs.lstatSync(f).isFile());
+      const ledgerFiles = files.map((f) => fs.readFileSync(f));
       for (const bytes of ledgerFiles) assert.ok(!bytes.includes(Buffer.from(a.apiKey)), 'the key is stored in the clear');
       const status = await admin.call('get_agent_status', { projectId: 'p', agentName: 'alpha' });
       assert.equal(JSON.stringify(status).includes(a.apiKey), false);

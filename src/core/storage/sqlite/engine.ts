@@ -15,6 +15,7 @@ import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor
 import { FileLock } from '../fileLock';
 import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
 import { loadSqlJs } from './sqlJs';
+import { writeContext } from '../writeContext';
 
 export type { SqlValue } from './journal';
 export type Row = Record<string, SqlValue>;
@@ -80,7 +81,22 @@ export interface EngineChange {
   seq: number;
   /** true when only upkeep (index batches) was written: nothing a view shows changed. */
   maintenance: boolean;
+  /** This process's own writes: the `writeContext` origin of each (-1 without one). */
+  origins?: number[];
 }
+
+interface PendingWrite {
+  fn: (tx: WriteTx) => unknown;
+  maintenance: boolean;
+  key: string | undefined;
+  origin: number | undefined;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Results of writes with an id are kept this long: a client retries within seconds. */
+const WRITE_RESULT_TTL_MS = 10 * 60_000;
+const PRUNE_EVERY = 500;
 
 export interface WriteOptions {
   /** Upkeep that changes no data, such as indexing: not counted in `changes`, flagged to listeners. */
@@ -171,6 +187,9 @@ export class SqliteEngine {
   private closed = false;
   private readonly lock: FileLock;
   private readonly mutex = new Mutex();
+  private readonly pending: PendingWrite[] = [];
+  private drainQueued = false;
+  private keyedWrites = 0;
   private readonly logger: Logger;
   private readonly policy: CheckpointPolicy | undefined;
   private readonly listeners = new Set<(change: EngineChange) => void>();
@@ -223,18 +242,46 @@ export class SqliteEngine {
   /**
    * Runs `fn` in a transaction under the inter-process lock, after catching up. Statements it
    * runs are journaled and fsynced before this resolves; if `fn` throws, nothing is kept.
+   * Writes that arrive while another is under way are committed together (group commit): one
+   * journal record and one fdatasync, each in its own savepoint, so that one failing leaves the
+   * others whole. A write made within a `writeContext` (a ledger host's call) records its result
+   * under the call's id, and a retry of that call gets the result instead of writing again.
    */
   write<T>(fn: (tx: WriteTx) => T, options: WriteOptions = {}): Promise<T> {
     this.assertUsable();
-    return this.mutex.run(async () => {
+    const ctx = writeContext.getStore();
+    const key = ctx ? `${ctx.id}:${ctx.n++}` : undefined;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, maintenance: options.maintenance === true, key, origin: ctx?.origin, resolve: resolve as (value: unknown) => void, reject });
+      if (this.drainQueued) return;
+      this.drainQueued = true;
+      void this.mutex.run(() => this.drain());
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.drainQueued = false;
+    const batch = this.pending.splice(0);
+    if (batch.length === 0) return;
+    try {
       this.assertUsable();
       await this.lock.acquire();
-      try {
-        return this.writeLocked(fn, options);
-      } finally {
-        this.lock.release();
+    } catch (err) {
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    try {
+      // Upkeep is journaled apart (it is not counted as a change); data writes share one record.
+      let start = 0;
+      while (start < batch.length) {
+        let end = start + 1;
+        while (end < batch.length && batch[end]!.maintenance === batch[start]!.maintenance) end++;
+        this.commitLocked(batch.slice(start, end));
+        start = end;
       }
-    });
+    } finally {
+      this.lock.release();
+    }
   }
 
   /** Writes a snapshot now and starts a new journal. Returns false when there was nothing to do. */
@@ -625,28 +672,68 @@ export class SqliteEngine {
 
   // ---- writing -------------------------------------------------------------------------------
 
+  /** One write alone, under the lock (migrations). */
   private writeLocked<T>(fn: (tx: WriteTx) => T, options: WriteOptions = {}): T {
-    this.catchUp(true);
-    this.ensureJournalLocked();
-    this.assertUsable();
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+    this.commitLocked([
+      {
+        fn,
+        maintenance: options.maintenance === true,
+        key: undefined,
+        origin: undefined,
+        resolve: (value) => (outcome = { ok: true, value: value as T }),
+        reject: (error) => (outcome = { ok: false, error }),
+      },
+    ]);
+    if (!outcome!.ok) throw outcome!.error;
+    return outcome!.value;
+  }
+
+  /** Runs the writes of `batch` in one transaction, a savepoint each, and journals them as one record. */
+  private commitLocked(batch: PendingWrite[]): void {
+    let settled: Array<{ item: PendingWrite; ok: boolean; value: unknown }> = [];
+    try {
+      this.catchUp(true);
+      this.ensureJournalLocked();
+      this.assertUsable();
+    } catch (err) {
+      for (const item of batch) item.reject(err);
+      return;
+    }
     const journal = this.journal!;
     const ops: Op[] = [];
+    const tx = this.writeTx(ops);
+    const now = Date.now();
     this.db.run('BEGIN');
-    let result: T;
-    try {
-      result = fn(this.writeTx(ops));
-    } catch (err) {
-      this.db.run('ROLLBACK');
-      throw err;
+    let keyed = 0;
+    for (const item of batch) {
+      const mark = ops.length;
+      this.db.run('SAVEPOINT w');
+      try {
+        const value = this.runWrite(item, tx, now);
+        this.db.run('RELEASE w');
+        settled.push({ item, ok: true, value });
+        if (item.key) keyed++;
+      } catch (err) {
+        this.db.run('ROLLBACK TO w');
+        this.db.run('RELEASE w');
+        ops.length = mark;
+        settled.push({ item, ok: false, value: err });
+      }
+    }
+    if (keyed > 0 && (this.keyedWrites += keyed) >= PRUNE_EVERY) {
+      this.keyedWrites = 0;
+      tx.run('DELETE FROM _write_results WHERE at < ?', [now - WRITE_RESULT_TTL_MS]);
     }
     if (ops.length === 0) {
       this.db.run('COMMIT');
-      return result;
+      for (const s of settled) (s.ok ? s.item.resolve : s.item.reject)(s.value);
+      return;
     }
     const seq = this.lastSeq + 1;
-    const maintenance = options.maintenance === true;
+    const maintenance = batch[0]!.maintenance;
     const changes = this.changes + (maintenance ? 0 : 1);
-    const record = encodeRecord({ seq, time: Date.now(), ops, changes, maintenance });
+    const record = encodeRecord({ seq, time: now, ops, changes, maintenance });
     try {
       writeAllSync(journal.fd, record, journal.offset);
       fs.fdatasyncSync(journal.fd);
@@ -657,15 +744,29 @@ export class SqliteEngine {
       } catch {
         // the next writer cuts the torn tail
       }
-      throw new LedgerError('unavailable', `Could not write the ledger journal ${this.journalPath} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Free disk space or fix permissions, then retry; nothing was saved.`, { retryable: true });
+      const failure = new LedgerError('unavailable', `Could not write the ledger journal ${this.journalPath} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Free disk space or fix permissions, then retry; nothing was saved.`, { retryable: true });
+      settled = settled.map((s) => (s.ok ? { item: s.item, ok: false, value: failure } : s));
+      for (const s of settled) s.item.reject(s.value);
+      return;
     }
     this.db.run('COMMIT');
     journal.offset += record.length;
     this.lastSeq = seq;
     this.changes = changes;
-    this.emit({ foreign: false, seq, maintenance });
+    const origins = settled.filter((s) => s.ok).map((s) => s.item.origin ?? -1);
+    this.emit({ foreign: false, seq, maintenance, origins });
     this.scheduleCheckpointIfDue();
-    return result;
+    for (const s of settled) (s.ok ? s.item.resolve : s.item.reject)(s.value);
+  }
+
+  /** One write inside its savepoint; with a key, answered from `_write_results` if it was applied before. */
+  private runWrite(item: PendingWrite, tx: WriteTx, now: number): unknown {
+    if (!item.key) return item.fn(tx);
+    const done = tx.get<{ result: string }>('SELECT result FROM _write_results WHERE id = ?', [item.key]);
+    if (done) return (JSON.parse(done.result) as { v?: unknown }).v;
+    const value = item.fn(tx);
+    tx.run('INSERT INTO _write_results (id, result, at) VALUES (?, ?, ?)', [item.key, JSON.stringify({ v: value }), now]);
+    return value;
   }
 
   /**

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { isLedgerError } from '../../../../src/core/errors';
 import { openLedger } from '../../../../src/core/storage/openLedger';
+import { openHostLedger } from '../../../../src/core/host/client';
 import type { Ledger, LedgerChange } from '../../../../src/core/storage/store';
 import type { Snapshot } from '../../../../src/core/workflow/types';
 import type { ReviewDefinition } from '../../../../src/core/review/types';
@@ -34,7 +35,7 @@ function snapshot(id: string, taskId: string, role: 'start' | 'end', root: strin
 /** What each backend answered, per scenario, compared at the end. */
 const answers: Record<string, Record<string, unknown>> = {};
 
-function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void {
+function contract(backend: 'sqlite' | 'host' | 'postgres', factory: () => Factory): void {
   describe(`ledger contract on ${backend}`, function () {
     this.timeout(60_000);
     const opened: Ledger[] = [];
@@ -398,6 +399,14 @@ function sqliteFactory(): Factory {
 describe('ledger contract', () => {
   useTempDirs();
   contract('sqlite', () => sqliteFactory());
+  // The same stores through a ledger host process: every call crosses the socket, and the
+  // watching handle is a second client of the same host.
+  contract('host', () => async () => {
+    const file = path.join(tempDir('ap-contract-'), 'ledger.db');
+    const ledger = await openHostLedger({ file, idleMs: 60_000 });
+    watchers.set(ledger, () => openHostLedger({ file, idleMs: 60_000, watch: true }));
+    return ledger;
+  });
   describe('on PostgreSQL', () => {
     const server = usePostgres();
     contract('postgres', () => async () => {
@@ -408,9 +417,11 @@ describe('ledger contract', () => {
     });
   });
 
-  describe('both backends', () => {
+  describe('every backend', () => {
     it('answered every scenario the same way', function () {
       const scenarios = Object.keys(answers);
+      // No PostgreSQL on this machine (CI installs it and sets AP_REQUIRE_POSTGRES, which fails instead).
+      for (const s of scenarios) assert.deepEqual(answers[s]!.host, answers[s]!.sqlite, `scenario ${s} differs between sqlite opened directly and through its host`);
       // No PostgreSQL on this machine (CI installs it and sets AP_REQUIRE_POSTGRES, which fails instead).
       if (scenarios.every((s) => answers[s]!.postgres === undefined)) this.skip();
       for (const s of scenarios) assert.deepEqual(answers[s]!.postgres, answers[s]!.sqlite, `scenario ${s} differs between sqlite and postgres`);

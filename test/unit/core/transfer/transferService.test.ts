@@ -20,6 +20,7 @@ function open(dir: string, workspace?: string, clock?: () => Date): Services {
     ...(clock ? { clock } : {}),
     config: { dbPath: path.join(dir, 'data.db'), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger: silentLogger,
+    host: false,
     ...(workspace ? { workspace } : {}),
   });
 }

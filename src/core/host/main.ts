@@ -1,0 +1,48 @@
+// Entry of dist/ledgerHost.js: `ledgerHost.js --ledger <file> [--idle-ms N]`. Started detached by
+// the first client that finds no host (start.ts), with no stdio: it logs to `<ledger>.host/host.log`.
+
+import * as fs from 'node:fs';
+import { createLogger } from '../log';
+import { ensureOwnPrivateDir, hostPaths } from './paths';
+import { DEFAULT_IDLE_MS, runHost } from './server';
+
+const MAX_LOG_BYTES = 1 << 20;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const file = arg('--ledger');
+  if (!file) {
+    process.stderr.write('usage: ledgerHost.js --ledger <file> [--idle-ms N]\n');
+    process.exit(2);
+  }
+  const idle = Number(arg('--idle-ms'));
+  const paths = hostPaths(file);
+  ensureOwnPrivateDir(paths.dir);
+  // One short log per host folder: the previous host's lines are dropped once it passes 1 MB.
+  try {
+    if (fs.statSync(paths.log).size > MAX_LOG_BYTES) fs.rmSync(paths.log, { force: true });
+  } catch {
+    // no log yet
+  }
+  const fd = fs.openSync(paths.log, 'a', 0o600);
+  const logger = createLogger({ level: 'info', sink: (line) => fs.writeSync(fd, `${line}\n`) });
+  process.on('uncaughtException', (err) => {
+    logger.error(`Ledger host failed: ${err.stack ?? err.message}`);
+    process.exit(1);
+  });
+  const outcome = await runHost({ file, idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS, logger, onSignal: (retire) => {
+    process.on('SIGTERM', retire);
+    process.on('SIGINT', retire);
+  } });
+  if (outcome === 'another-host') logger.info(`Another ledger host already serves ${paths.ledger}; pid ${process.pid} leaves`);
+  process.exit(0);
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`Ledger host failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});

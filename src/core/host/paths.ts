@@ -1,0 +1,66 @@
+// Where the ledger host of a ledger file lives: a private folder `<ledger>.host/` (0700) beside
+// the canonical ledger path, holding the host's pid file, its token (0600) and, when the path is
+// short enough for a Unix socket, the socket itself; else the socket sits in a private folder of
+// the user's runtime directory, named by a hash of the canonical path. On Windows a named pipe.
+
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LedgerError } from '../errors';
+import { DIR_MODE } from '../storage/files';
+
+export interface HostPaths {
+  /** The canonical ledger path this host serves. */
+  ledger: string;
+  dir: string;
+  socket: string;
+  pid: string;
+  token: string;
+  startLock: string;
+  log: string;
+}
+
+/** sun_path holds 108 bytes on Linux, 104 on macOS; keep a margin. */
+const MAX_SOCKET_PATH = 100;
+
+/** The ledger path with its folder resolved through symlinks: one host per file, however it is named. */
+export function canonicalLedgerPath(file: string): string {
+  const absolute = path.resolve(file);
+  try {
+    return path.join(fs.realpathSync.native(path.dirname(absolute)), path.basename(absolute));
+  } catch {
+    return absolute;
+  }
+}
+
+export function hostPaths(file: string): HostPaths {
+  const ledger = canonicalLedgerPath(file);
+  const dir = `${ledger}.host`;
+  const hash = createHash('sha256').update(ledger).digest('hex').slice(0, 24);
+  let socket: string;
+  if (process.platform === 'win32') socket = `\\\\.\\pipe\\agent-progress-${hash}`;
+  else if (Buffer.byteLength(path.join(dir, 'sock')) <= MAX_SOCKET_PATH) socket = path.join(dir, 'sock');
+  else socket = path.join(runtimeDir(), `${hash}.sock`);
+  return { ledger, dir, socket, pid: path.join(dir, 'host.pid'), token: path.join(dir, 'token'), startLock: path.join(dir, 'start.lock'), log: path.join(dir, 'host.log') };
+}
+
+function runtimeDir(): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const base = process.env.XDG_RUNTIME_DIR && path.isAbsolute(process.env.XDG_RUNTIME_DIR) ? process.env.XDG_RUNTIME_DIR : os.tmpdir();
+  return path.join(base, `agent-progress-${uid}`);
+}
+
+/**
+ * Creates the folder 0700 if missing and checks that it is a real folder of this user that no
+ * one else can enter (a shared temp folder could hold one planted by another user).
+ */
+export function ensureOwnPrivateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  const st = fs.lstatSync(dir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) {
+    throw new LedgerError('permission_denied', `${dir} is not a folder of this user; remove it so that the ledger host can use it.`);
+  }
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) fs.chmodSync(dir, DIR_MODE);
+}

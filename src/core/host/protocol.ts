@@ -1,0 +1,141 @@
+// The ledger host's protocol (JSON-RPC over vscode-jsonrpc): the store methods a client may call,
+// the messages, and a hash of both that client and host compare in their handshake.
+
+import { createHash } from 'node:crypto';
+import type { ProgressStore } from '../storage/store';
+import type { QueueStore } from '../storage/queueStore';
+import type { ReviewStore } from '../storage/reviewStore';
+import type { TransferStore } from '../storage/transferStore';
+import type { WorkflowStore } from '../storage/workflowStore';
+import type { ErrorShape } from '../errors';
+
+declare const AGENT_PROGRESS_BUILD: string | undefined;
+
+/** When this bundle was built (ms since 1970, from esbuild); 0 from source. The newest build's host wins. */
+export const BUILD: number = typeof AGENT_PROGRESS_BUILD === 'string' ? Number(AGENT_PROGRESS_BUILD) : 0;
+
+type Methods<T> = Record<keyof T, true>;
+
+/** Every store method, per store: `satisfies` keeps the lists equal to the interfaces. */
+export const STORE_METHODS = {
+  progress: { insertEntry: true, getEntry: true, findEntry: true, saveSummary: true, searchEntries: true, flushIndex: true, listProjects: true, listTags: true } satisfies Methods<ProgressStore>,
+  queue: {
+    createProject: true, getProject: true, listProjects: true, closeProject: true, createTaskType: true, listTaskTypes: true, getTaskType: true, addTasks: true, getTask: true, listTasks: true,
+    registerAgent: true, agentAuth: true, agentByKeyHash: true, bindAgentSession: true, getAgent: true, requestTask: true, currentTask: true, completeTask: true, failTask: true, extendLease: true,
+    requeueTask: true, cancelTask: true, reapExpired: true, projectStatus: true, taskHistory: true, auditLog: true, countsByStatus: true, metricsSnapshot: true, reaperSchedule: true, saveSession: true,
+    getSession: true, deleteSession: true, expireSessions: true,
+  } satisfies Methods<QueueStore>,
+  workflow: {
+    insertWorkflow: true, getWorkflow: true, listWorkflows: true, listWorkflowProjects: true, insertTask: true, getTask: true, listTasks: true, ancestorIds: true, addEvent: true, completeTask: true,
+    listEvents: true, runningTasks: true, overlappingTasks: true, reviewRequests: true, latestEventSeq: true,
+  } satisfies Methods<WorkflowStore>,
+  review: {
+    insertRun: true, getRun: true, listRuns: true, setPhase: true, listAgents: true, startAgent: true, completeAgent: true, insertAction: true, getAction: true, listActions: true, editAction: true,
+    decideAction: true, insertThread: true, getThread: true, listThreads: true, addComment: true, setThreadStatus: true, listEvents: true,
+  } satisfies Methods<ReviewStore>,
+  transfer: { exportData: true, importData: true, countEntriesBefore: true, archiveEntriesBefore: true, deleteEntriesBefore: true, countArchived: true, restoreArchived: true } satisfies Methods<TransferStore>,
+} as const;
+
+export type StoreName = keyof typeof STORE_METHODS;
+export const LEDGER_OPS = ['refresh', 'stats', 'compact', 'settle'] as const;
+export type LedgerOp = (typeof LEDGER_OPS)[number];
+
+/** Bumped by hand when a message changes shape; the method lists count by themselves. */
+const WIRE_VERSION = 1;
+export const PROTOCOL: string = createHash('sha256')
+  .update(JSON.stringify({ WIRE_VERSION, STORE_METHODS, LEDGER_OPS }))
+  .digest('hex')
+  .slice(0, 16);
+
+export interface HelloParams {
+  token: string;
+  protocol: string;
+  version: string;
+  build: number;
+  pid: number;
+  /** Push change events to this client. */
+  watch: boolean;
+}
+
+export type HelloResult =
+  | { kind: 'ok'; pid: number; version: string; build: number; notices: string[] }
+  /** The client's build is newer: this host finishes what it has and exits; start a new one. */
+  | { kind: 'handover'; pid: number }
+  /** The client's build is older and speaks another protocol: open the ledger directly. */
+  | { kind: 'incompatible'; pid: number; version: string };
+
+export interface CallParams {
+  /** Carried with the call's writes: a retried call with the same id is not applied twice. */
+  id: string;
+  store: StoreName;
+  method: string;
+  /** Encoded with `toWire` (undefined kept). */
+  args: unknown[];
+}
+
+/** A result: `v` absent for undefined. */
+export interface Wrapped {
+  v?: unknown;
+}
+
+export interface ChangeParams {
+  foreign: boolean;
+  maintenance: boolean;
+}
+
+export interface HostStatus {
+  pid: number;
+  version: string;
+  build: number;
+  protocol: string;
+  ledger: string;
+  socket: string;
+  clients: number;
+  ledgerBytes: number;
+  journalBytes: number;
+  startedAt: string;
+  idleMs: number;
+  rssBytes: number;
+}
+
+/** JSON-RPC error code of an error the ledger raised (as opposed to a lost connection). */
+export const LEDGER_ERROR_CODE = -32050;
+export interface LedgerErrorData {
+  ledgerError?: ErrorShape;
+}
+
+export const METHODS = { hello: 'ap/hello', call: 'ap/call', ledger: 'ap/ledger', status: 'ap/status', stop: 'ap/stop', watch: 'ap/watch', changed: 'ap/changed' } as const;
+
+/** -1, 0, 1: how build a compares with build b (version first, then build time). */
+export function compareBuilds(a: { version: string; build: number }, b: { version: string; build: number }): number {
+  const pa = a.version.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.version.split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return Math.sign(a.build - b.build);
+}
+
+/** Stands for undefined on the wire (JSON has none); ledger text never holds NUL. */
+const UNDEFINED = '\u0000undefined\u0000';
+
+/** The value with every undefined (argument, property, array item) made visible to JSON. */
+export function toWire(value: unknown): unknown {
+  if (value === undefined) return UNDEFINED;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(toWire);
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = toWire(v);
+  return out;
+}
+
+export function fromWire(value: unknown): unknown {
+  if (value === UNDEFINED) return undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(fromWire);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = fromWire(v);
+  return out;
+}

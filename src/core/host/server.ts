@@ -1,0 +1,332 @@
+// The ledger host process: the one sql.js engine of a ledger file on this machine, served to
+// every other process (MCP servers, the CLI, the extension's views) over a private local socket.
+// Elected by an exclusive pid file, reached with a token only this user can read, gone when no
+// client has been connected for its idle time, and replaced by a newer build's host when one asks.
+
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { isLedgerError } from '../errors';
+import type { Logger } from '../log';
+import { openLedger } from '../storage/openLedger';
+import type { Ledger } from '../storage/store';
+import { writeContext } from '../storage/writeContext';
+import { FILE_MODE, writeFileAtomicSync } from '../storage/files';
+import { VERSION } from '../version';
+import { ensureOwnPrivateDir, hostPaths, type HostPaths } from './paths';
+import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
+import {
+  BUILD,
+  compareBuilds,
+  fromWire,
+  toWire,
+  LEDGER_ERROR_CODE,
+  LEDGER_OPS,
+  METHODS,
+  PROTOCOL,
+  STORE_METHODS,
+  type CallParams,
+  type ChangeParams,
+  type HelloParams,
+  type HelloResult,
+  type HostStatus,
+  type LedgerErrorData,
+  type LedgerOp,
+  type StoreName,
+  type Wrapped,
+} from './protocol';
+
+export const DEFAULT_IDLE_MS = 10 * 60_000;
+const RETIRING_CODE = -32051;
+
+export interface HostOptions {
+  file: string;
+  idleMs: number;
+  logger: Logger;
+  /** Given the host's retire function once it serves (the entry binds it to SIGTERM). */
+  onSignal?: (retire: () => void) => void;
+}
+
+interface Client {
+  id: number;
+  connection: MessageConnection;
+  socket: net.Socket;
+  ready: boolean;
+  watch: boolean;
+}
+
+export type HostOutcome = 'exited' | 'another-host';
+
+/** Runs a host until it retires. Resolves 'another-host' at once when a live host already holds the pid file. */
+export async function runHost(options: HostOptions): Promise<HostOutcome> {
+  const paths = hostPaths(options.file);
+  ensureOwnPrivateDir(paths.dir);
+  const me: Owner = { pid: process.pid, at: Date.now(), version: VERSION, build: BUILD, protocol: PROTOCOL, socket: paths.socket };
+  if (!claimPidFile(paths, me)) return 'another-host';
+  const host = new Host(paths, me, options);
+  try {
+    await host.start();
+  } catch (err) {
+    removeIfSame(paths.pid, me);
+    throw err;
+  }
+  return host.done;
+}
+
+/** Takes the pid file; a file naming a dead process is removed first. */
+function claimPidFile(paths: HostPaths, me: Owner): boolean {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (createOwnerFile(paths.pid, me)) return true;
+    const seen = readOwnerFile(paths.pid);
+    if (seen && seen.pid !== process.pid && processAlive(seen.pid)) return false;
+    removeIfSame(paths.pid, seen);
+  }
+  return false;
+}
+
+class Host {
+  private server: net.Server | undefined;
+  private ledger: Promise<Ledger> | undefined;
+  private readonly clients = new Map<number, Client>();
+  private nextClient = 1;
+  private inFlight = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private retiring = false;
+  private readonly token = randomBytes(32).toString('hex');
+  private readonly startedAt = new Date();
+  private finish!: (outcome: HostOutcome) => void;
+  readonly done = new Promise<HostOutcome>((resolve) => (this.finish = resolve));
+
+  constructor(
+    private readonly paths: HostPaths,
+    private readonly me: Owner,
+    private readonly options: HostOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    removeStaleSocket(this.paths.socket);
+    writeFileAtomicSync(this.paths.token, Buffer.from(this.token));
+    fs.chmodSync(this.paths.token, FILE_MODE);
+    // Open the ledger while the socket starts listening: calls wait for it.
+    this.ledger = openLedger({ file: this.paths.ledger, logger: this.options.logger, watch: true });
+    this.ledger.then(
+      (ledger) => {
+        ledger.onDidChange((change) => this.broadcast(change));
+        for (const notice of ledger.notices) this.options.logger.warn(notice);
+      },
+      (err: unknown) => this.options.logger.error(`Could not open the ledger ${this.paths.ledger}: ${(err as Error).message}`),
+    );
+    const server = net.createServer((socket) => this.accept(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.paths.socket, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    if (process.platform !== 'win32') fs.chmodSync(this.paths.socket, FILE_MODE);
+    server.on('error', (err) => this.options.logger.warn(`Ledger host socket: ${err.message}`));
+    this.options.logger.info(`Ledger host ${process.pid} (${VERSION}, build ${BUILD}) serving ${this.paths.ledger} on ${this.paths.socket}`);
+    this.armIdle();
+    // Retire when the files that name this host are gone or name another one (a test removed
+    // its folder, a person deleted the pid file).
+    this.checkTimer = setInterval(() => {
+      const owner = readOwnerFile(this.paths.pid);
+      if (!owner || owner.pid !== process.pid || !fs.existsSync(this.paths.socket)) void this.retire('its pid file or socket is gone');
+    }, 2_000);
+    this.checkTimer.unref();
+    this.options.onSignal?.(() => void this.retire('signalled'));
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.retiring) {
+      socket.destroy();
+      return;
+    }
+    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const client: Client = { id: this.nextClient++, connection, socket, ready: false, watch: false };
+    this.clients.set(client.id, client);
+    this.disarmIdle();
+    // A connection that never says hello with the token is dropped.
+    const helloTimer = setTimeout(() => {
+      if (!client.ready) socket.destroy();
+    }, 5_000);
+    const drop = (): void => {
+      clearTimeout(helloTimer);
+      if (!this.clients.delete(client.id)) return;
+      connection.dispose();
+      socket.destroy();
+      if (this.clients.size === 0) this.armIdle();
+    };
+    socket.on('close', drop);
+    socket.on('error', drop);
+    connection.onClose(drop);
+    connection.onError(() => undefined);
+
+    connection.onRequest(METHODS.hello, (params: HelloParams): HelloResult => {
+      if (typeof params?.token !== 'string' || params.token !== this.token) {
+        setImmediate(drop);
+        throw new ResponseError(LEDGER_ERROR_CODE, 'Not allowed: wrong ledger host token', { ledgerError: { code: 'permission_denied', message: 'Not allowed: wrong ledger host token', retryable: false } } satisfies LedgerErrorData);
+      }
+      clearTimeout(helloTimer);
+      const theirs = { version: String(params.version), build: Number(params.build) || 0 };
+      const order = compareBuilds(theirs, { version: VERSION, build: BUILD });
+      if (order > 0 && (params.protocol !== PROTOCOL || theirs.version !== VERSION || theirs.build !== BUILD)) {
+        this.options.logger.info(`A newer build (${theirs.version}, build ${theirs.build}) asked for this ledger: handing over`);
+        void this.retire('a newer build took over');
+        return { kind: 'handover', pid: process.pid };
+      }
+      if (params.protocol !== PROTOCOL) return { kind: 'incompatible', pid: process.pid, version: VERSION };
+      client.ready = true;
+      client.watch = params.watch === true;
+      return { kind: 'ok', pid: process.pid, version: VERSION, build: BUILD, notices: [] };
+    });
+    connection.onRequest(METHODS.watch, () => {
+      if (client.ready) client.watch = true;
+      return null;
+    });
+    connection.onRequest(METHODS.call, (params: CallParams) => this.guard(client, () => this.call(client, params)));
+    connection.onRequest(METHODS.ledger, (params: { op: LedgerOp }) => this.guard(client, () => this.ledgerOp(params.op)));
+    connection.onRequest(METHODS.status, () => this.guard(client, () => this.status()));
+    connection.onRequest(METHODS.stop, () =>
+      this.guard(client, async () => {
+        void this.retire('asked to stop');
+        return { pid: process.pid };
+      }),
+    );
+    connection.listen();
+  }
+
+  private async guard<T>(client: Client, run: () => Promise<T>): Promise<T> {
+    if (!client.ready) throw new ResponseError(LEDGER_ERROR_CODE, 'Say hello first', { ledgerError: { code: 'permission_denied', message: 'Say hello first', retryable: false } } satisfies LedgerErrorData);
+    // A retiring host takes no new call: the client sends it to the next host.
+    if (this.retiring) throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
+    this.inFlight++;
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof ResponseError) throw err;
+      const shape = isLedgerError(err) ? err.toJSON() : { code: 'internal' as const, message: err instanceof Error ? err.message : String(err), retryable: false };
+      throw new ResponseError(LEDGER_ERROR_CODE, shape.message, { ledgerError: shape } satisfies LedgerErrorData);
+    } finally {
+      this.inFlight--;
+      if (this.retiring && this.inFlight === 0) this.drained?.();
+    }
+  }
+
+  private async call(client: Client, params: CallParams): Promise<Wrapped> {
+    const methods = STORE_METHODS[params.store as StoreName] as Record<string, true> | undefined;
+    if (!methods || !Object.hasOwn(methods, params.method) || !Array.isArray(params.args) || typeof params.id !== 'string') {
+      throw new ResponseError(LEDGER_ERROR_CODE, 'Unknown ledger call', { ledgerError: { code: 'invalid_argument', message: `Unknown ledger call ${String(params.store)}.${String(params.method)}`, retryable: false } } satisfies LedgerErrorData);
+    }
+    const args = fromWire(params.args) as unknown[];
+    const ledger = await this.ledger!;
+    const store = ledger[params.store as StoreName] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    const value = await writeContext.run({ id: params.id, n: 0, origin: client.id }, () => store[params.method]!(...args));
+    return value === undefined ? {} : { v: toWire(value) };
+  }
+
+  private async ledgerOp(op: LedgerOp): Promise<Wrapped> {
+    if (!LEDGER_OPS.includes(op)) throw new Error(`Unknown ledger operation ${String(op)}`);
+    const ledger = await this.ledger!;
+    if (op === 'stats') return { v: await ledger.stats() };
+    if (op === 'refresh') await ledger.refresh();
+    else if (op === 'compact') await ledger.compact();
+    else await ledger.settle();
+    return {};
+  }
+
+  private async status(): Promise<HostStatus> {
+    let ledgerBytes = 0;
+    let journalBytes = 0;
+    try {
+      const stats = await (await this.ledger!).stats();
+      ledgerBytes = stats.snapshotBytes;
+      journalBytes = stats.journalBytes;
+    } catch {
+      // not open: sizes stay 0
+    }
+    return {
+      pid: process.pid,
+      version: VERSION,
+      build: BUILD,
+      protocol: PROTOCOL,
+      ledger: this.paths.ledger,
+      socket: this.paths.socket,
+      clients: [...this.clients.values()].filter((c) => c.ready).length,
+      ledgerBytes,
+      journalBytes,
+      startedAt: this.startedAt.toISOString(),
+      idleMs: this.options.idleMs,
+      rssBytes: process.memoryUsage.rss(),
+    };
+  }
+
+  private broadcast(change: { foreign: boolean; maintenance: boolean; origins?: number[] }): void {
+    for (const client of this.clients.values()) {
+      if (!client.ready || !client.watch) continue;
+      // Foreign for a client unless every write in the record was its own.
+      const own = !change.foreign && change.origins !== undefined && change.origins.length > 0 && change.origins.every((o) => o === client.id);
+      const params: ChangeParams = { foreign: !own, maintenance: change.maintenance };
+      client.connection.sendNotification(METHODS.changed, params).catch(() => undefined);
+    }
+  }
+
+  private armIdle(): void {
+    this.disarmIdle();
+    if (this.retiring) return;
+    this.idleTimer = setTimeout(() => void this.retire(`no client for ${this.options.idleMs} ms`), this.options.idleMs);
+  }
+
+  private disarmIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private drained: (() => void) | undefined;
+
+  /** Stops taking clients, frees the socket and pid file for a successor, finishes the calls under way, then closes. */
+  async retire(reason: string): Promise<void> {
+    if (this.retiring) return;
+    this.retiring = true;
+    this.options.logger.info(`Ledger host ${process.pid} retiring: ${reason}`);
+    this.disarmIdle();
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    // Closing the server unlinks its socket file; then the pid file, so that a successor can start.
+    this.server?.close();
+    removeIfSame(this.paths.pid, this.me);
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    // Let the answers leave before the connections close.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const client of this.clients.values()) {
+      client.socket.end();
+      client.connection.dispose();
+    }
+    try {
+      const ledger = await this.ledger;
+      await ledger?.close();
+    } catch {
+      // it never opened
+    }
+    this.finish('exited');
+  }
+}
+
+/** A socket file left by a host that died: removed when nothing answers on it and it is ours. */
+function removeStaleSocket(socket: string): void {
+  if (process.platform === 'win32') return;
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(socket);
+  } catch {
+    return;
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (!st.isSocket() || (uid !== undefined && st.uid !== uid)) return;
+  // We hold the pid file: whatever listened there before is dead or about to leave.
+  fs.rmSync(socket, { force: true });
+}
+

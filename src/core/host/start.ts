@@ -1,0 +1,168 @@
+// Reaching the ledger host of a ledger file, starting it when none answers: one starter at a time
+// (an exclusive start lock naming its pid), the host spawned detached with no stdio so that it
+// never holds its starter's pipes or process group, and a stale socket or pid file of a killed
+// host replaced (the host removes them once it holds the pid file).
+
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { LedgerError } from '../errors';
+import { ensureOwnPrivateDir, type HostPaths } from './paths';
+import { createOwnerFile, processAlive, readOwnerFile, removeIfSame } from './ownerFile';
+
+export interface HostCommand {
+  command: string;
+  args: string[];
+}
+
+/** A start lock older than this belongs to a starter that hung or died. */
+const START_LOCK_STALE_MS = 10_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** How to run the host: dist/ledgerHost.js beside this bundle, or the TypeScript entry from source (tests). */
+export function defaultHostCommand(): HostCommand {
+  if (__filename.endsWith('.ts')) {
+    const tsx = path.resolve(__dirname, '../../../node_modules/tsx/dist/cjs/index.cjs');
+    return { command: process.execPath, args: ['--require', tsx, path.join(__dirname, 'main.ts')] };
+  }
+  return { command: process.execPath, args: [path.join(__dirname, 'ledgerHost.js')] };
+}
+
+export function connectSocket(socketPath: string, timeoutMs = 2_000): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    });
+  });
+}
+
+/** Nothing listens there (yet): worth starting a host or waiting for one. */
+function isAbsent(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'ETIMEDOUT';
+}
+
+export interface ReachOptions {
+  paths: HostPaths;
+  /** Start a host when none answers. */
+  start: boolean;
+  idleMs?: number;
+  command?: HostCommand;
+  deadline: number;
+}
+
+/** A connected socket to the host, started if needed. Throws `unavailable` when it cannot be reached by the deadline. */
+export async function reachHost(options: ReachOptions): Promise<net.Socket> {
+  const { paths } = options;
+  let lastError: unknown;
+  for (let round = 0; ; round++) {
+    try {
+      return await connectSocket(paths.socket);
+    } catch (err) {
+      lastError = err;
+      if (!isAbsent(err)) throw unreachable(paths, err);
+    }
+    if (!options.start) throw new LedgerError('unavailable', `No ledger host answers for ${paths.ledger}`, { details: { reason: 'absent' } });
+    if (Date.now() > options.deadline) throw unreachable(paths, lastError);
+    const owner = readOwnerFile(paths.pid);
+    if (owner && processAlive(owner.pid)) {
+      // A host is starting (or finishing a handover): wait for its socket.
+      await sleep(Math.min(5 + round * 2, 25));
+      continue;
+    }
+    ensureOwnPrivateDir(paths.dir);
+    if (takeStartLock(paths)) {
+      try {
+        await startHost(options);
+      } finally {
+        releaseStartLock(paths);
+      }
+    } else {
+      await sleep(Math.min(5 + round * 2, 25));
+    }
+  }
+}
+
+function unreachable(paths: HostPaths, err: unknown): LedgerError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+  return new LedgerError('unavailable', `The ledger host for ${paths.ledger} cannot be reached (${code})`, { details: { reason: code } });
+}
+
+const me = { pid: process.pid, at: 0 };
+
+function takeStartLock(paths: HostPaths): boolean {
+  me.at = Date.now();
+  if (createOwnerFile(paths.startLock, me)) return true;
+  const seen = readOwnerFile(paths.startLock);
+  const stale = seen === undefined ? ageMs(paths.startLock) > 1_000 : !processAlive(seen.pid) || Date.now() - seen.at > START_LOCK_STALE_MS;
+  if (!stale) return false;
+  removeIfSame(paths.startLock, seen);
+  return createOwnerFile(paths.startLock, me);
+}
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function releaseStartLock(paths: HostPaths): void {
+  removeIfSame(paths.startLock, me);
+}
+
+/** Spawns a host and waits until it holds the pid file and its socket answers, or it exits. */
+async function startHost(options: ReachOptions): Promise<void> {
+  const { paths } = options;
+  // Another starter may have finished while we took the lock.
+  try {
+    (await connectSocket(paths.socket, 500)).destroy();
+    return;
+  } catch {
+    // none yet
+  }
+  const command = options.command ?? defaultHostCommand();
+  const args = [...command.args, '--ledger', paths.ledger, ...(options.idleMs ? ['--idle-ms', String(options.idleMs)] : [])];
+  const child = spawn(command.command, args, {
+    detached: true,
+    stdio: 'ignore',
+    windowsHide: true,
+    cwd: path.dirname(paths.ledger),
+    // VS Code's extension host runs on Electron: make it a plain Node.
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+  });
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  child.once('error', () => (exited = true));
+  child.unref();
+  const until = Math.min(options.deadline, Date.now() + 8_000);
+  while (!exited && Date.now() < until) {
+    const owner = readOwnerFile(paths.pid);
+    if (owner && processAlive(owner.pid)) {
+      try {
+        (await connectSocket(paths.socket, 500)).destroy();
+        return;
+      } catch {
+        // listening soon
+      }
+    }
+    await sleep(10);
+  }
+}
