@@ -17,8 +17,9 @@ import { QUEUE_COMMANDS } from './queueCommands';
 import { processOutput, type Output } from './output';
 import { WORKFLOW_COMMANDS } from './workflowCommands';
 import { REVIEW_COMMANDS } from './reviewCommands';
+import { hostCommand } from './hostCommands';
 
-const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS];
+const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS, hostCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

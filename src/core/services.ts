@@ -85,6 +85,11 @@ export class Services {
     return this.options.config.dbPath;
   }
 
+  /** The PostgreSQL connection string when the ledger lives there. */
+  get databaseUrl(): string | undefined {
+    return this.options.config.databaseUrl || undefined;
+  }
+
   get logger(): Logger {
     return this.options.logger;
   }

@@ -5,7 +5,8 @@
 
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { socketConnection } from './connection';
 import { LedgerError } from '../errors';
 import type { Logger } from '../log';
 import type { Ledger, LedgerChange, LedgerStats } from '../storage/store';
@@ -91,7 +92,7 @@ export class HostConnection {
         ...(this.options.idleMs ? { idleMs: this.options.idleMs } : {}),
         ...(this.options.command ? { command: this.options.command } : {}),
       });
-      const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+      const connection = socketConnection(socket);
       connection.onError(() => undefined);
       connection.listen();
       let token: string;

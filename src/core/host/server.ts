@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { socketConnection } from './connection';
 import { isLedgerError } from '../errors';
 import type { Logger } from '../log';
 import { openLedger } from '../storage/openLedger';
@@ -107,6 +108,9 @@ class Host {
 
   async start(): Promise<void> {
     removeStaleSocket(this.paths.socket);
+    // A handover to this build (or an older one) is done.
+    const marker = readOwnerFile(this.paths.handover);
+    if (marker && compareBuilds({ version: String(marker.version), build: Number(marker.build) || 0 }, { version: VERSION, build: BUILD }) <= 0) fs.rmSync(this.paths.handover, { force: true });
     writeFileAtomicSync(this.paths.token, Buffer.from(this.token));
     fs.chmodSync(this.paths.token, FILE_MODE);
     // Open the ledger while the socket starts listening: calls wait for it.
@@ -146,7 +150,7 @@ class Host {
       socket.destroy();
       return;
     }
-    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const connection = socketConnection(socket);
     const client: Client = { id: this.nextClient++, connection, socket, ready: false, watch: false };
     this.clients.set(client.id, client);
     this.disarmIdle();
@@ -176,6 +180,11 @@ class Host {
       const order = compareBuilds(theirs, { version: VERSION, build: BUILD });
       if (order > 0 && (params.protocol !== PROTOCOL || theirs.version !== VERSION || theirs.build !== BUILD)) {
         this.options.logger.info(`A newer build (${theirs.version}, build ${theirs.build}) asked for this ledger: handing over`);
+        try {
+          writeFileAtomicSync(this.paths.handover, Buffer.from(JSON.stringify({ pid: Number(params.pid) || 0, at: Date.now(), ...theirs })));
+        } catch {
+          // older clients may start a host meanwhile; the newer client hands it over again
+        }
         void this.retire('a newer build took over');
         return { kind: 'handover', pid: process.pid };
       }
@@ -193,7 +202,7 @@ class Host {
     connection.onRequest(METHODS.status, () => this.guard(client, () => this.status()));
     connection.onRequest(METHODS.stop, () =>
       this.guard(client, async () => {
-        void this.retire('asked to stop');
+        setImmediate(() => void this.retire('asked to stop'));
         return { pid: process.pid };
       }),
     );
@@ -299,8 +308,8 @@ class Host {
     this.server?.close();
     removeIfSame(this.paths.pid, this.me);
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    // Let the answers leave before the connections close.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Let the last answers leave before the connections close (they are written asynchronously).
+    await new Promise((resolve) => setTimeout(resolve, 50));
     for (const client of this.clients.values()) {
       client.socket.end();
       client.connection.dispose();

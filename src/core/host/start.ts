@@ -10,12 +10,16 @@ import * as path from 'node:path';
 import { LedgerError } from '../errors';
 import { ensureOwnPrivateDir, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame } from './ownerFile';
+import { BUILD, compareBuilds } from './protocol';
+import { VERSION } from '../version';
 
 export interface HostCommand {
   command: string;
   args: string[];
 }
 
+/** How long older clients leave the start of a host to the newer build that asked for a handover. */
+const HANDOVER_WAIT_MS = 10_000;
 /** A start lock older than this belongs to a starter that hung or died. */
 const START_LOCK_STALE_MS = 10_000;
 
@@ -42,6 +46,9 @@ export function connectSocket(socketPath: string, timeoutMs = 2_000): Promise<ne
     socket.once('connect', () => {
       clearTimeout(timer);
       socket.removeAllListeners('error');
+      // A host killed mid-write: EPIPE and writes after its end surface as a lost connection
+      // (the pending calls are sent again), never as an uncaught error.
+      socket.on('error', () => socket.destroy());
       resolve(socket);
     });
     socket.once('error', (err) => {
@@ -81,7 +88,7 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
     if (!options.start) throw new LedgerError('unavailable', `No ledger host answers for ${paths.ledger}`, { details: { reason: 'absent' } });
     if (Date.now() > options.deadline) throw unreachable(paths, lastError);
     const owner = readOwnerFile(paths.pid);
-    if (owner && processAlive(owner.pid)) {
+    if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
       // A host is starting (or finishing a handover): wait for its socket.
       await sleep(Math.min(5 + round * 2, 25));
       continue;
@@ -97,6 +104,17 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
       await sleep(Math.min(5 + round * 2, 25));
     }
   }
+}
+
+/**
+ * A host just handed the ledger over to a newer build whose client is alive: an older client
+ * waits for that build's host instead of starting its own (which would be handed over again).
+ */
+function newerBuildComing(paths: HostPaths): boolean {
+  const marker = readOwnerFile(paths.handover);
+  if (!marker) return false;
+  const theirs = { version: String(marker.version), build: Number(marker.build) || 0 };
+  return Date.now() - marker.at < HANDOVER_WAIT_MS && processAlive(marker.pid) && compareBuilds(theirs, { version: VERSION, build: BUILD }) > 0;
 }
 
 function unreachable(paths: HostPaths, err: unknown): LedgerError {
@@ -155,7 +173,7 @@ async function startHost(options: ReachOptions): Promise<void> {
   const until = Math.min(options.deadline, Date.now() + 8_000);
   while (!exited && Date.now() < until) {
     const owner = readOwnerFile(paths.pid);
-    if (owner && processAlive(owner.pid)) {
+    if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
       try {
         (await connectSocket(paths.socket, 500)).destroy();
         return;

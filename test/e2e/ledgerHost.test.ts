@@ -1,0 +1,278 @@
+// The ledger host as real processes run it: the CLI and writer processes against dist/, hosts
+// started detached, killed with SIGKILL, replaced by a newer build, left idle, and approached by
+// another OS user. Every check waits for a condition with a deadline; nothing rests on a sleep.
+
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import { openLedger } from '../../src/core/storage/openLedger';
+import { hostPaths } from '../../src/core/host/paths';
+import { processAlive } from '../../src/core/host/ownerFile';
+import { cleanEnv, CLI, ROOT } from '../helpers/stdioServer';
+import { tempDir, useTempDirs } from '../helpers/tmp';
+import { waitFor } from '../helpers/wait';
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(script: string, args: string[], db: string, env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db, ...env }), cwd: path.dirname(db), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Live processes running a ledger host (any build) for this ledger, found in /proc. */
+function hostProcesses(db: string): number[] {
+  const ledger = hostPaths(db).ledger;
+  const pids: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      // A zombie has left already (its parent just has not reaped it).
+      if (/\) Z /.test(stat)) continue;
+      if (cmd.some((a) => a.endsWith('ledgerHost.js')) && cmd.includes(ledger)) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function pidFile(db: string): { pid: number; build: number } | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(hostPaths(db).pid, 'utf8')) as { pid: number; build: number };
+  } catch {
+    return undefined;
+  }
+}
+
+async function status(db: string, script = CLI): Promise<{ running: boolean; pid?: number; build?: number; clients?: number; ledgerBytes?: number }> {
+  const run = await cli(script, ['host', 'status', '--json'], db);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as { running: boolean; pid?: number };
+}
+
+interface Writer {
+  child: ChildProcess;
+  acks: Map<string, number>;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+
+function startWriter(db: string, name: string, project: string): Writer {
+  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'hostWriter.cjs'), db, name, project], { env: cleanEnv({ AGENT_PROGRESS_HOST_IDLE_MS: '60000' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  running.push(child);
+  const acks = new Map<string, number>();
+  let buffer = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    const lines = buffer.split('\n');
+    buffer = lines.pop()!;
+    for (const line of lines) {
+      const m = /^ack (\S+) (\d+)$/.exec(line);
+      if (m) acks.set(m[1]!, Number(m[2]));
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, acks, stderr: () => stderr, exited };
+}
+
+describe('the ledger host (real processes)', function () {
+  this.timeout(180_000);
+  // Writers of a failed test stop before their temp folders go (they would start hosts again).
+  afterEach(() => {
+    for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  useTempDirs();
+
+  it('ten processes racing to start it get one host, and every write lands', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => cli(CLI, ['log', '--project', 'race', '--title', `racer ${i}`, '--content', 'hello'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })));
+    for (const run of runs) assert.equal(run.status, 0, run.stderr);
+    // Starters that lost the election exit at once; one host stays.
+    const hosts = await waitFor(() => {
+      const found = hostProcesses(db);
+      return found.length === 1 ? found : undefined;
+    }, 'exactly one ledger host process', 10_000);
+    const s = await status(db);
+    assert.equal(s.pid, hosts[0]);
+    const search = await cli(CLI, ['search', '--project', 'race', '--json'], db);
+    assert.equal((JSON.parse(search.stdout) as { total: number }).total, 10);
+    // The host never holds its starters' stdio: every CLI above exited although the host lives on.
+    assert.equal(hostProcesses(db).length, 1);
+  });
+
+  it('kill -9 of the host under ten writing clients: every acknowledged write is there once, no call blocks 5 s, the next host is started by a client', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const made = await cli(CLI, ['create-project', 'kill'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    assert.equal(made.status, 0, made.stderr);
+    const writers = Array.from({ length: 10 }, (_, i) => startWriter(db, `w${i}`, 'kill'));
+    const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
+    const killed: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const before = total();
+      await waitFor(() => total() >= before + 30, `30 more acknowledged writes (round ${round}; ${writers.map((w) => w.stderr()).join('')})`, 30_000);
+      const owner = await waitFor(() => {
+        const o = pidFile(db);
+        return o && !killed.includes(o.pid) ? o : undefined;
+      }, `a live host in the pid file (${JSON.stringify(pidFile(db))}, killed ${killed.join(', ')}; ${writers.map((w) => w.stderr()).join('')})`, 30_000);
+      process.kill(owner.pid, 'SIGKILL');
+      killed.push(owner.pid);
+    }
+    const before = total();
+    await waitFor(() => total() >= before + 30, 'writes after the last kill', 30_000);
+    for (const w of writers) w.child.stdin!.end();
+    const codes = await Promise.all(writers.map((w) => w.exited));
+    assert.deepEqual(codes, Array(10).fill(0), writers.map((w) => w.stderr()).join('\n'));
+    const slowest = Math.max(...writers.flatMap((w) => [...w.acks.values()]));
+    assert.ok(slowest < 5_000, `a call took ${slowest} ms`);
+    const now = pidFile(db);
+    assert.ok(now && !killed.includes(now.pid), 'a new host serves after the kills');
+
+    const ledger = await openLedger({ file: db, checkpoint: false });
+    try {
+      const data = await ledger.transfer.exportData();
+      const counts = new Map<string, number>();
+      for (const t of data.tasks) counts.set(String(t.instructions), (counts.get(String(t.instructions)) ?? 0) + 1);
+      for (const w of writers) for (const id of w.acks.keys()) assert.equal(counts.get(id), 1, `${id} is in the ledger ${counts.get(id) ?? 0} times`);
+      // A write in flight at a kill and not acknowledged: there at most once.
+      for (const [id, n] of counts) assert.equal(n, 1, `${id} is in the ledger ${n} times`);
+      assert.ok(total() >= 150, `only ${total()} writes`);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('replaces the stale socket and pid file of a killed host', async () => {
+    const dir = tempDir('ap-host-');
+    const db = path.join(dir, 'data.db');
+    const paths = hostPaths(db);
+    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'one', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })).status, 0);
+    const first = pidFile(db)!;
+    process.kill(first.pid, 'SIGKILL');
+    await waitFor(() => !hostProcesses(db).includes(first.pid), 'the killed host to go', 10_000);
+    assert.ok(fs.existsSync(paths.socket), 'the socket file is left behind');
+    assert.equal(pidFile(db)?.pid, first.pid, 'the pid file is left behind');
+    const run = await cli(CLI, ['log', '--project', 'p', '--title', 'two', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, '', 'no fallback to a direct open');
+    const second = pidFile(db)!;
+    assert.notEqual(second.pid, first.pid);
+    assert.equal((await status(db)).pid, second.pid);
+    // A pid file naming a process that is gone and a stray socket file, as after a crash: replaced too.
+    process.kill(second.pid, 'SIGKILL');
+    await waitFor(() => !hostProcesses(db).includes(second.pid), 'the killed host to go', 10_000);
+    fs.writeFileSync(paths.pid, JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }));
+    const third = await cli(CLI, ['search', '--project', 'p', '--json'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    assert.equal(third.status, 0, third.stderr);
+    assert.equal((JSON.parse(third.stdout) as { total: number }).total, 2);
+    assert.equal(third.stderr, '');
+    assert.equal(hostProcesses(db).length, 1);
+  });
+
+  it('a client of a newer build takes over from the running host without failing a call; an older client uses the newer host', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const newer = tempDir('ap-newer-build-');
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const current = (await cli(CLI, ['create-project', 'skew'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' }));
+    assert.equal(current.status, 0, current.stderr);
+    const old = pidFile(db)!;
+    await esbuild.build({
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      logLevel: 'warning',
+      entryPoints: { cli: path.join(ROOT, 'src/cli/main.ts'), ledgerHost: path.join(ROOT, 'src/core/host/main.ts') },
+      outdir: newer,
+      define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version), AGENT_PROGRESS_BUILD: JSON.stringify(String(old.build + 86_400_000)) },
+    });
+    fs.copyFileSync(path.join(ROOT, 'dist', 'sql-wasm.wasm'), path.join(newer, 'sql-wasm.wasm'));
+    // Writers of the current build keep writing through the handover.
+    const writers = Array.from({ length: 3 }, (_, i) => startWriter(db, `s${i}`, 'skew'));
+    const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
+    await waitFor(() => total() >= 20, 'writes before the newer build arrives', 30_000);
+    const run = await cli(path.join(newer, 'cli.js'), ['log', '--project', 'skew', '--title', 'from the newer build', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    const after = await waitFor(() => {
+      const o = pidFile(db);
+      return o && o.pid !== old.pid ? o : undefined;
+    }, 'the newer build\'s host', 10_000);
+    assert.equal(after.build, old.build + 86_400_000);
+    await waitFor(() => !hostProcesses(db).includes(old.pid), 'the old host to exit', 10_000);
+    const before = total();
+    await waitFor(() => total() >= before + 20, 'the older writers to go on through the newer host', 30_000);
+    for (const w of writers) w.child.stdin!.end();
+    assert.deepEqual(await Promise.all(writers.map((w) => w.exited)), [0, 0, 0], writers.map((w) => w.stderr()).join('\n'));
+    for (const w of writers) assert.equal(w.stderr(), '', 'no call failed and none fell back to a direct open');
+    assert.equal((await status(db)).pid, after.pid, 'an older client used the newer host instead of replacing it');
+    assert.deepEqual(hostProcesses(db), [after.pid]);
+  });
+
+  it('exits after its idle time without clients and leaves no process or file behind', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const paths = hostPaths(db);
+    const run = await cli(CLI, ['log', '--project', 'p', '--title', 'idle', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '1500' });
+    assert.equal(run.status, 0, run.stderr);
+    const pid = pidFile(db)!.pid;
+    await waitFor(() => hostProcesses(db).length === 0, 'the idle host to exit', 15_000);
+    assert.equal(processAlive(pid), false);
+    assert.equal(fs.existsSync(paths.pid), false);
+    assert.equal(fs.existsSync(paths.socket), false);
+    assert.match(fs.readFileSync(paths.log, 'utf8'), /retiring: no client for 1500 ms/);
+  });
+
+  it('host status and stop in the CLI; AGENT_PROGRESS_LEDGER_HOST=off opens the file directly and says so once', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    assert.deepEqual(await status(db), { running: false, ledger: hostPaths(db).ledger });
+    const direct = await cli(CLI, ['log', '--project', 'p', '--title', 'direct', '--content', 'x'], db, { AGENT_PROGRESS_LEDGER_HOST: 'off' });
+    assert.equal(direct.status, 0, direct.stderr);
+    assert.equal(direct.stderr, 'Agent Progress: opening the ledger directly (AGENT_PROGRESS_LEDGER_HOST=off)\n');
+    assert.equal(hostProcesses(db).length, 0);
+    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'hosted', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })).status, 0);
+    const s = await status(db);
+    assert.equal(s.running, true);
+    assert.ok((s.ledgerBytes ?? 0) >= 0 && s.clients === 1, JSON.stringify(s));
+    const text = await cli(CLI, ['host', 'status'], db);
+    assert.match(text.stdout, new RegExp(`^Ledger host pid ${s.pid}, version `));
+    const stop = await cli(CLI, ['host', 'stop'], db);
+    assert.equal(stop.status, 0, stop.stderr);
+    assert.equal(stop.stdout, `Stopped the ledger host pid ${s.pid}\n`);
+    assert.equal(hostProcesses(db).length, 0);
+  });
+
+  it('another OS user cannot connect to the host', async function () {
+    if (process.getuid?.() !== 0) this.skip(); // needs root to run a client as nobody
+    const dir = tempDir('ap-host-');
+    // Open the temp folder to everyone: only the host's own folder (0700) and socket (0600) protect it.
+    fs.chmodSync(dir, 0o755);
+    const db = path.join(dir, 'data.db');
+    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'mine', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })).status, 0);
+    const paths = hostPaths(db);
+    assert.equal(fs.statSync(paths.dir).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(paths.token).mode & 0o777, 0o600);
+    const probe = `const s = require('net').connect(${JSON.stringify(paths.socket)}); s.on('connect', () => { console.log('connected'); process.exit(0); }); s.on('error', (e) => { console.log(e.code); process.exit(0); });`;
+    const asNobody = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', probe], { encoding: 'utf8' });
+    assert.equal(asNobody.status, 0, asNobody.stderr);
+    assert.equal(asNobody.stdout.trim(), 'EACCES');
+    const token = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', `try { require('fs').readFileSync(${JSON.stringify(paths.token)}); console.log('read'); } catch (e) { console.log(e.code); }`], { encoding: 'utf8' });
+    assert.equal(token.stdout.trim(), 'EACCES');
+  });
+});
