@@ -3,7 +3,7 @@
 import type * as vscode from 'vscode';
 import type { Logger } from '../core/log';
 import type { ApiKeyStore } from './apiKey';
-import type { LedgerHost } from './ledgerHost';
+import type { LedgerConnection } from './ledgerConnection';
 import type { ProgressLogNode } from './views/progressLog/progressLogItems';
 import type { ProgressLogProvider } from './views/progressLog/progressLogProvider';
 import type { EntryPanels } from './webviews/entry/entryPanels';
@@ -31,7 +31,7 @@ export interface ExtensionDeps {
   context: vscode.ExtensionContext;
   logger: Logger;
   output: vscode.LogOutputChannel;
-  host: LedgerHost;
+  host: LedgerConnection;
   apiKeys: ApiKeyStore;
   entries: EntryPanels;
   progressLog: ProgressLogProvider;

@@ -20,7 +20,7 @@ import { registerShowLog } from './commands/showLog';
 import { registerShowMoreEntries } from './commands/showMoreEntries';
 import { registerSummariseEntry } from './commands/summariseEntry';
 import type { ExtensionDeps } from './deps';
-import { LedgerHost } from './ledgerHost';
+import { LedgerConnection } from './ledgerConnection';
 import { registerMcpServerProvider } from './mcpServerProvider';
 import { readSettings } from './settings';
 import { outputLogger } from './outputLogger';
@@ -108,7 +108,7 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   const apiKeys = new ApiKeyStore(context.secrets);
   const ledgerPath = ledgerPathFor(context, logger);
   const databaseUrl = readSettings().databaseUrl;
-  const host = new LedgerHost(ledgerPath, logger, [chosenProvider(languageModelProvider(), 'editor'), chosenProvider(endpointProvider(apiKeys, logger), 'endpoint')], databaseUrl);
+  const host = new LedgerConnection(ledgerPath, logger, [chosenProvider(languageModelProvider(), 'editor'), chosenProvider(endpointProvider(apiKeys, logger), 'endpoint')], databaseUrl);
   const entries = new EntryPanels(context.extensionUri, host, logger);
   context.subscriptions.push(output, apiKeys, host, entries);
   const traces = new TraceHost(context, host, logger);

@@ -37,6 +37,7 @@ export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscod
     // In desktop VS Code process.execPath is the Electron binary; this makes it act as Node.
     ELECTRON_RUN_AS_NODE: '1',
     AGENT_PROGRESS_DB_PATH: deps.ledgerPath,
+    AGENT_PROGRESS_HOST_IDLE_MS: String(settings.ledgerHostIdleMs),
   };
   if (deps.databaseUrl) env.AGENT_PROGRESS_DATABASE_URL = deps.databaseUrl;
   const folder = deps.workspaceFolder();

@@ -18,10 +18,19 @@ export interface Settings {
   /** Entries older than this many days are archived or deleted by Archive or Delete Old Entries; 0: ask. */
   retentionDays: number;
   retentionAction: 'archive' | 'delete';
+  /** How long the ledger host stays without clients before it exits (ms). */
+  ledgerHostIdleMs: number;
 }
 
 export const SUMMARY_PROVIDERS = ['auto', 'editor', 'endpoint', 'none'] as const;
 export type SummaryProviderChoice = (typeof SUMMARY_PROVIDERS)[number];
+
+export const DEFAULT_HOST_IDLE_MS = 600_000;
+
+/** A whole number of milliseconds from 1 s to a day; anything else is the default. */
+function idleMs(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1_000 && value <= 86_400_000 ? value : DEFAULT_HOST_IDLE_MS;
+}
 
 export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
@@ -42,6 +51,7 @@ export function readSettings(): Settings {
     summaryProvider: (SUMMARY_PROVIDERS as readonly string[]).includes(provider) ? (provider as SummaryProviderChoice) : 'auto',
     retentionDays: typeof days === 'number' && Number.isInteger(days) && days > 0 ? days : 0,
     retentionAction: config.get<string>('retention.action', 'archive') === 'delete' ? 'delete' : 'archive',
+    ledgerHostIdleMs: idleMs(config.get<number>('ledgerHostIdleMs', DEFAULT_HOST_IDLE_MS)),
   };
 }
 

@@ -10,7 +10,7 @@ import type { TraceHomes } from '../core/traces/homes';
 import type { TraceService } from '../core/traces/traceService';
 import { SETTINGS_SECTION } from './commandIds';
 import { loadCore } from './core';
-import type { LedgerHost } from './ledgerHost';
+import type { LedgerConnection } from './ledgerConnection';
 
 const POLL_MS = 3_000;
 
@@ -36,7 +36,7 @@ export class TraceHost implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly ledger: LedgerHost,
+    private readonly ledger: LedgerConnection,
     private readonly logger: Logger,
   ) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {

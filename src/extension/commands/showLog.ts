@@ -28,6 +28,11 @@ export function registerShowLog(deps: ExtensionDeps): vscode.Disposable {
     }
     if (choice === undefined) return;
     if (choice === 'extension') {
+      try {
+        deps.logger.info(await deps.host.hostLine());
+      } catch (err) {
+        deps.logger.warn(`Ledger host: ${err instanceof Error ? err.message : String(err)}`);
+      }
       deps.output.show();
       return;
     }

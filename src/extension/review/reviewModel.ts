@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
 import type { ReviewState } from '../../core/review/types';
-import type { LedgerHost } from '../ledgerHost';
+import type { LedgerConnection } from '../ledgerConnection';
 
 /** How many runs the view lists. */
 const RUNS = 10;
@@ -36,7 +36,7 @@ export class ReviewModel implements vscode.Disposable {
   private stopWatching: () => void = () => undefined;
 
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly logger: Logger,
   ) {
     this.subscription = host.onDidChange(() => void this.load().catch(() => undefined));

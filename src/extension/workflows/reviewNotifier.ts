@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
 import type { ReviewRequest } from '../../core/workflow/types';
 import { CommandIds } from '../commandIds';
-import type { LedgerHost } from '../ledgerHost';
+import type { LedgerConnection } from '../ledgerConnection';
 import type { WorkflowRef } from '../views/workflows/workflowItems';
 import { reviewMessage } from './workflowText';
 
@@ -38,7 +38,7 @@ export class ReviewNotifier implements vscode.Disposable {
   private disposed = false;
 
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly logger: Logger,
     private readonly show: Show = (message, ...actions) => vscode.window.showWarningMessage(message, ...actions),
     private readonly isEnabled: () => boolean = () => true,

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
 import { SNAPSHOT_SCHEME } from '../commandIds';
-import type { LedgerHost } from '../ledgerHost';
+import type { LedgerConnection } from '../ledgerConnection';
 import type { FileChangeRef } from '../views/workflows/workflowItems';
 
 /** A snapshot document's address: the task, the file's path in the snapshot, and what to show. */
@@ -30,7 +30,7 @@ function looksBinary(bytes: Buffer): boolean {
 
 export class SnapshotDocuments implements vscode.TextDocumentContentProvider {
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly logger: Logger,
   ) {}
 
@@ -65,6 +65,6 @@ export function diffSides(file: FileChangeRef, exists: (absolute: string) => boo
   return { left, right, title: `${what} (start of "${file.taskName}" ↔ now)` };
 }
 
-export function registerSnapshotDocuments(context: vscode.ExtensionContext, host: LedgerHost, logger: Logger): void {
+export function registerSnapshotDocuments(context: vscode.ExtensionContext, host: LedgerConnection, logger: Logger): void {
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, new SnapshotDocuments(host, logger)));
 }

@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import { CommandIds } from '../commandIds';
-import type { LedgerHost } from '../ledgerHost';
+import type { LedgerConnection } from '../ledgerConnection';
 import { statusFor } from './workflowText';
 
 export class WorkflowStatus implements vscode.Disposable {
@@ -15,7 +15,7 @@ export class WorkflowStatus implements vscode.Disposable {
   private pending: Promise<void> | undefined;
 
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.item = vscode.window.createStatusBarItem('agentProgress.trackedTasks', vscode.StatusBarAlignment.Left, 50);

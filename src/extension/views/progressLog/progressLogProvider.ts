@@ -1,10 +1,10 @@
-// The Progress Log tree view: a thin adapter from the ledger (through LedgerHost) to TreeItems.
+// The Progress Log tree view: a thin adapter from the ledger (through LedgerConnection) to TreeItems.
 // Refreshes itself when any process writes the ledger; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
 import { toTreeItem, tooltipMarkdown } from '../treeItem';
 import { ContextKeys, ViewIds } from '../../commandIds';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { entryTooltip, toTreeItemData, type ProgressLogNode } from './progressLogItems';
 
 const PAGE = 50;
@@ -22,7 +22,7 @@ export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogN
   private readonly subscription: vscode.Disposable;
 
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.subscription = host.onDidChange(() => this.refresh());
@@ -94,7 +94,7 @@ export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogN
   }
 }
 
-export function registerProgressLogView(context: vscode.ExtensionContext, host: LedgerHost): { provider: ProgressLogProvider; view: vscode.TreeView<ProgressLogNode> } {
+export function registerProgressLogView(context: vscode.ExtensionContext, host: LedgerConnection): { provider: ProgressLogProvider; view: vscode.TreeView<ProgressLogNode> } {
   const provider = new ProgressLogProvider(host);
   const view = vscode.window.createTreeView(ViewIds.progressLog, { treeDataProvider: provider, showCollapseAll: true });
   context.subscriptions.push(provider, view);

@@ -2,7 +2,7 @@
 // Task Queue. Hidden when every queue is empty. Refreshes when any process writes the ledger.
 
 import * as vscode from 'vscode';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { queueStatusText } from './taskQueueItems';
 
 export class QueueStatus implements vscode.Disposable {
@@ -12,7 +12,7 @@ export class QueueStatus implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private pending: Promise<void> | undefined;
 
-  constructor(private readonly host: LedgerHost) {
+  constructor(private readonly host: LedgerConnection) {
     this.item = vscode.window.createStatusBarItem('agentProgress.taskQueue', vscode.StatusBarAlignment.Left, 49);
     this.item.name = 'Agent Progress: task queue';
     this.item.command = { command: 'agentProgress.taskQueue.focus', title: 'Show Task Queue' };

@@ -1,11 +1,11 @@
-// The Task Queue tree view: a thin adapter from the queue (through LedgerHost) to TreeItems.
+// The Task Queue tree view: a thin adapter from the queue (through LedgerConnection) to TreeItems.
 // Refreshes when any process writes the ledger, and every few seconds while a lease counts down.
 
 import * as vscode from 'vscode';
 import { toTreeItem } from '../treeItem';
 import type { TaskStatus } from '../../../core/queue/types';
 import { ViewIds } from '../../commandIds';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { countOf, STATUS_ORDER, toQueueItemData, type TaskQueueNode } from './taskQueueItems';
 
 const PAGE = 50;
@@ -20,7 +20,7 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<TaskQueueNode>
   private countdown: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.subscription = host.onDidChange(() => this.refresh());
@@ -84,7 +84,7 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<TaskQueueNode>
   }
 }
 
-export function registerTaskQueueView(context: vscode.ExtensionContext, host: LedgerHost): { provider: TaskQueueProvider; view: vscode.TreeView<TaskQueueNode> } {
+export function registerTaskQueueView(context: vscode.ExtensionContext, host: LedgerConnection): { provider: TaskQueueProvider; view: vscode.TreeView<TaskQueueNode> } {
   const provider = new TaskQueueProvider(host);
   const view = vscode.window.createTreeView(ViewIds.taskQueue, { treeDataProvider: provider, showCollapseAll: true });
   context.subscriptions.push(provider, view);

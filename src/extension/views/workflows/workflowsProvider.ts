@@ -1,4 +1,4 @@
-// The Workflows tree view: a thin adapter from the ledger (through LedgerHost) to TreeItems, with
+// The Workflows tree view: a thin adapter from the ledger (through LedgerConnection) to TreeItems, with
 // a progress bar on the view while any tracked task runs. Refreshes itself when any process
 // writes the ledger; shows an error row rather than throwing.
 
@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { toTreeItem } from '../treeItem';
 import type { WorkflowDetail } from '../../../core/workflow/types';
 import { ViewIds } from '../../commandIds';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { groupChildren, taskChildren, taskNode, toWorkflowTreeItem, type WorkflowNode } from './workflowItems';
 
 const PAGE = 50;
@@ -25,7 +25,7 @@ export class WorkflowsProvider implements vscode.TreeDataProvider<WorkflowNode>,
   private running: (() => void) | undefined;
 
   constructor(
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.subscription = host.onDidChange(() => this.refresh());
@@ -125,7 +125,7 @@ export class WorkflowsProvider implements vscode.TreeDataProvider<WorkflowNode>,
   }
 }
 
-export function registerWorkflowsView(context: vscode.ExtensionContext, host: LedgerHost): { provider: WorkflowsProvider; view: vscode.TreeView<WorkflowNode> } {
+export function registerWorkflowsView(context: vscode.ExtensionContext, host: LedgerConnection): { provider: WorkflowsProvider; view: vscode.TreeView<WorkflowNode> } {
   const provider = new WorkflowsProvider(host);
   const view = vscode.window.createTreeView(ViewIds.workflows, { treeDataProvider: provider, showCollapseAll: true });
   context.subscriptions.push(provider, view);

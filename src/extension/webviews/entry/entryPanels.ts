@@ -7,7 +7,7 @@ import type { Logger } from '../../../core/log';
 import type { LogEntry } from '../../../core/progress/types';
 import type { EntryView, HostToEntry } from '../../../shared/entryProtocol';
 import { loadCore } from '../../core';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { webviewHtml, webviewOptions } from '../webviewHtml';
 
 export const ENTRY_VIEW_TYPE = 'agentProgress.entry';
@@ -39,7 +39,7 @@ export class EntryPanels implements vscode.Disposable {
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly logger: Logger,
   ) {
     this.subscription = host.onDidChange(() => {

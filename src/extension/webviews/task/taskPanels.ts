@@ -6,7 +6,7 @@ import { isLedgerError } from '../../../core/errors';
 import type { Logger } from '../../../core/log';
 import type { HostToTask, TaskPageView } from '../../../shared/taskProtocol';
 import { loadCore } from '../../core';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { webviewHtml, webviewOptions } from '../webviewHtml';
 
 export const TASK_VIEW_TYPE = 'agentProgress.task';
@@ -30,7 +30,7 @@ export class TaskPanels implements vscode.Disposable {
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly logger: Logger,
   ) {
     this.subscription = host.onDidChange(() => {

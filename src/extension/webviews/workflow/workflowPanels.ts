@@ -8,7 +8,7 @@ import type { Logger } from '../../../core/log';
 import type { HostToWorkflow, WorkflowPage } from '../../../shared/workflowProtocol';
 import { CommandIds } from '../../commandIds';
 import { loadCore } from '../../core';
-import type { LedgerHost } from '../../ledgerHost';
+import type { LedgerConnection } from '../../ledgerConnection';
 import { fileChanges } from '../../views/workflows/workflowItems';
 import { webviewHtml, webviewOptions } from '../webviewHtml';
 import { toWorkflowPage } from './workflowPage';
@@ -27,7 +27,7 @@ export class WorkflowPanels implements vscode.Disposable {
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly host: LedgerHost,
+    private readonly host: LedgerConnection,
     private readonly logger: Logger,
   ) {
     this.subscription = host.onDidChange(() => {

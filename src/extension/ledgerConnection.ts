@@ -1,6 +1,7 @@
-// The extension's handle on the ledger: core services over the file in workspace storage, opened
-// on first use, watching other processes' writes and announcing them (debounced) to the views.
-// Reads and writes go through core, never through MCP.
+// The extension's connection to the ledger: core services over the file in workspace storage,
+// opened on first use through the machine's ledger host (so this window holds no copy of the
+// ledger; the host pushes other processes' writes, announced debounced to the views), or directly
+// when no host can be used. Reads and writes go through core, never through MCP.
 
 import * as vscode from 'vscode';
 import type { Logger } from '../core/log';
@@ -12,11 +13,13 @@ import type { WorkflowService } from '../core/workflow/workflowService';
 import type { QueueService } from '../core/queue/queueService';
 import type { TransferService } from '../core/transfer/transferService';
 import type { ReviewService } from '../core/review/reviewService';
+import type { HostStatus } from '../core/host/protocol';
 import { loadCore } from './core';
+import { readSettings } from './settings';
 
 const DEBOUNCE_MS = 100;
 
-export class LedgerHost implements vscode.Disposable {
+export class LedgerConnection implements vscode.Disposable {
   private servicesInstance: Services | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after the ledger changed (any process), at most every 100 ms. */
@@ -41,6 +44,7 @@ export class LedgerHost implements vscode.Disposable {
       // The extension host only reads and caches summaries: snapshots are the servers' job, and
       // exporting would double this process's memory for a moment.
       ledger: { watch: true, checkpoint: false },
+      host: { idleMs: readSettings().ledgerHostIdleMs },
       // Review definitions are read from the workspace folder (the extension host's cwd is not it).
       ...(vscode.workspace.workspaceFolders?.[0] ? { reviewWorkspace: vscode.workspace.workspaceFolders[0].uri.fsPath } : {}),
     });
@@ -86,6 +90,17 @@ export class LedgerHost implements vscode.Disposable {
   async review(): Promise<ReviewService> {
     await this.ledger();
     return this.services.review();
+  }
+
+  /** One line about the ledger host serving this window (Show Logs): pid, version, clients, ledger size. */
+  async hostLine(): Promise<string> {
+    if (this.databaseUrl) return 'Ledger: PostgreSQL (no ledger host)';
+    if (!this.opened) return `Ledger host: not connected yet (the ledger ${this.ledgerPath} opens on first use)`;
+    const ledger = (await this.ledger()) as Ledger & { host?: { status(): Promise<HostStatus> } };
+    if (!ledger.host) return `Ledger host: none; this window opened ${this.ledgerPath} directly`;
+    const s = await ledger.host.status();
+    const mb = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MB`;
+    return `Ledger host: pid ${s.pid}, version ${s.version}, ${s.clients} client${s.clients === 1 ? '' : 's'}, ledger ${mb(s.ledgerBytes + s.journalBytes)} (${s.ledger}), ${mb(s.rssBytes)} RSS`;
   }
 
   private announce(): void {
