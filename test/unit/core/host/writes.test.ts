@@ -1,0 +1,82 @@
+// What the ledger host relies on in the engine and the protocol: concurrent writes committed as
+// one journal record, one failing without the others; and a call sent twice with the same id
+// (a client that lost its host mid-call) applied once, the retry answered with the first result.
+
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { isLedgerError } from '../../../../src/core/errors';
+import { openHostLedger } from '../../../../src/core/host/client';
+import { METHODS, toWire, fromWire, type CallParams, type Wrapped } from '../../../../src/core/host/protocol';
+import { openLedger } from '../../../../src/core/storage/openLedger';
+import { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
+import { SCHEMAS } from '../../../../src/core/storage/sqlite/schemas';
+import { writeContext } from '../../../../src/core/storage/writeContext';
+import { tempDir, useTempDirs } from '../../../helpers/tmp';
+
+const T = '2026-01-01T00:00:00.000Z';
+
+describe('ledger host writes', function () {
+  this.timeout(60_000);
+  useTempDirs();
+
+  it('commits writes queued together as one journal record and one fsync, a failing one alone rolled back', async () => {
+    const engine = await SqliteEngine.open({ file: path.join(tempDir(), 'l.db'), schemas: SCHEMAS, checkpoint: false });
+    try {
+      const before = engine.stats().seq;
+      const writes = Array.from({ length: 20 }, (_, i) =>
+        engine.write((tx) => {
+          tx.run('INSERT INTO _meta (key, value) VALUES (?, ?)', [`k${i}`, String(i)]);
+          if (i === 7) throw new Error('refused');
+          return i;
+        }),
+      );
+      const settled = await Promise.allSettled(writes);
+      assert.deepEqual(
+        settled.map((s) => s.status),
+        settled.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')),
+      );
+      assert.equal(engine.stats().seq, before + 1, 'one journal record for the twenty writes');
+      const keys = engine.read((tx) => tx.all<{ key: string }>("SELECT key FROM _meta WHERE key LIKE 'k%' ORDER BY CAST(substr(key, 2) AS INTEGER)")).map((r) => r.key);
+      assert.deepEqual(keys, Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => k !== 'k7'));
+    } finally {
+      await engine.close();
+    }
+    // A process that reads the journal afresh sees the same.
+  });
+
+  it('answers a write retried with the same id from its first result instead of applying it again', async () => {
+    const file = path.join(tempDir(), 'l.db');
+    const ledger = await openLedger({ file, checkpoint: false });
+    try {
+      const entry = { id: 'e1', projectId: 'p', title: 'once', content: 'x', createdAt: T, tags: [], agentId: null };
+      const id = randomUUID();
+      await writeContext.run({ id, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry));
+      // The same call again (a client that lost its host before the answer): no conflict, nothing written.
+      const seq = (await ledger.stats()).seq;
+      await writeContext.run({ id, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry));
+      assert.equal((await ledger.stats()).seq, seq);
+      // Another call with the same content is a new write: refused as the duplicate it is.
+      await assert.rejects(writeContext.run({ id: randomUUID(), n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry)), (err: unknown) => isLedgerError(err) && err.code === 'conflict');
+      assert.equal((await ledger.progress.searchEntries({ projectId: 'p', limit: 10, offset: 0 } as never)).total, 1);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('through a host: the same call sent twice is applied once and both get its answer', async () => {
+    const file = path.join(tempDir(), 'l.db');
+    const ledger = await openHostLedger({ file, idleMs: 30_000 });
+    try {
+      await ledger.queue.createProject({ projectId: 'q', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 }, at: T } as never, { kind: 'operator', name: 't' });
+      const type = await ledger.queue.createTaskType({ id: 'tt', projectId: 'q', name: 'plain', template: null, variables: [], duplicateHandling: 'allow', maxRetries: undefined, leaseDurationMinutes: undefined, at: T }, { kind: 'operator', name: 't' });
+      const params: CallParams = { id: randomUUID(), store: 'queue', method: 'addTasks', args: toWire(['q', [{ id: 'task1', typeId: type.id, instructions: 'do it', variables: null, variablesKey: null }], T, { kind: 'operator', name: 't' }]) as unknown[] };
+      const first = fromWire((await ledger.host.request<Wrapped>(METHODS.call, params)).v);
+      const again = fromWire((await ledger.host.request<Wrapped>(METHODS.call, params)).v);
+      assert.deepEqual(again, first);
+      assert.equal((await ledger.queue.listTasks('q', { limit: 10, offset: 0 })).total, 1);
+    } finally {
+      await ledger.close();
+    }
+  });
+});
