@@ -1,0 +1,140 @@
+// The ledger host's figures, side by side in one run: RSS of the five toolset servers plus the
+// host with every server having touched an N-entry ledger, one server's RSS, the host's RSS over
+// the ledger's size, spawn to first answer of a new server with a warm host, `agent-progress
+// search` wall time, and log_progress p50 through the host against a no-op SDK server.
+// Prints a Markdown table; asserts nothing. Usage: node bench/host.mjs [--entries N] (needs dist/).
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const { Services } = require(path.join(root, 'dist', 'core.js'));
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const ENTRIES = arg('--entries', 10_000);
+const CALLS = arg('--calls', 200);
+const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
+const silent = { debug() {}, info() {}, warn() {}, error() {}, addSecret() {}, once() {} };
+
+function rssOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function env(db, extra = {}) {
+  const out = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_PROGRESS_') && !k.startsWith('OPENAI_')) out[k] = v;
+  return { ...out, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_HOST_IDLE_MS: '600000', ...extra };
+}
+
+async function connect(command, args, environment) {
+  const transport = new StdioClientTransport({ command, args, env: environment, stderr: 'pipe' });
+  const client = new Client({ name: 'bench', version: '1' });
+  const started = performance.now();
+  await client.connect(transport);
+  return { client, transport, ms: performance.now() - started, pid: transport.pid };
+}
+
+const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-host-'));
+  const db = path.join(dir, 'data.db');
+  const rows = [];
+  try {
+    // The ledger, written through a host.
+    const services = new Services({ config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silent, host: { idleMs: 600_000 } });
+    const ledger = await services.ledger();
+    const body = 'x'.repeat(1200);
+    for (let i = 0; i < ENTRIES; i += 200) {
+      await Promise.all(
+        Array.from({ length: Math.min(200, ENTRIES - i) }, (_, j) =>
+          ledger.progress.insertEntry({ id: `b${i + j}`, projectId: 'bench', title: `entry ${i + j} about ${['auth', 'db', 'ui', 'cache'][(i + j) % 4]}`, content: `${body} word${(i + j) % 97}`, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i + j)).toISOString(), tags: [], agentId: null }),
+        ),
+      );
+    }
+    await ledger.settle();
+    await ledger.compact();
+    const status = await ledger.host.status();
+    await services.close();
+    const ledgerBytes = status.ledgerBytes + status.journalBytes;
+
+    // Five toolset servers, each having touched the ledger.
+    const servers = [];
+    const touch = { progress: ['search_logs', { projectId: 'bench', limit: 5 }], queue: ['list_projects', {}], workflow: ['log_decision', { taskId: 'nope', decision: 'x', reasoning: 'y' }], review: ['get_threads', {}], traces: ['list_sessions', { limit: 1 }] };
+    for (const toolset of Object.keys(touch)) {
+      const s = await connect(process.execPath, [path.join(root, 'dist', 'server.js'), '--toolset', toolset], env(db));
+      const [name, args] = touch[toolset];
+      await s.client.callTool({ name, arguments: args }).catch(() => undefined);
+      servers.push({ toolset, ...s });
+    }
+    const hostPid = JSON.parse(fs.readFileSync(`${db}.host/host.pid`, 'utf8')).pid;
+    const serverRss = servers.map((s) => rssOf(s.pid));
+    const hostRss = rssOf(hostPid);
+    rows.push([`five toolset servers + the host, each having touched a ${ENTRIES}-entry ledger`, `${mb(serverRss.reduce((a, b) => a + b, 0) + hostRss)} (servers ${serverRss.map(mb).join(', ')})`, '≤ 500 MB']);
+    rows.push(['one toolset server (progress, after search_logs)', mb(serverRss[0]), '≤ 80 MB']);
+    rows.push([`the host (ledger ${mb(ledgerBytes)})`, `${mb(hostRss)} = ${(hostRss / (2 * ledgerBytes + 70 * 1048576)).toFixed(2)} of 2x ledger + 70 MB`, '≤ 2x ledger + 70 MB']);
+
+    // log_progress p50 through the host vs a no-op SDK server.
+    const progress = servers[0];
+    const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
+    const times = { log: [], noop: [] };
+    for (let i = 0; i < CALLS; i++) {
+      let t = performance.now();
+      await noop.client.callTool({ name: 'noop', arguments: {} });
+      times.noop.push(performance.now() - t);
+      t = performance.now();
+      await progress.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } });
+      times.log.push(performance.now() - t);
+    }
+    rows.push(['log_progress p50 through the host / a no-op SDK call', `${p50(times.log).toFixed(2)} ms / ${p50(times.noop).toFixed(2)} ms = ${(p50(times.log) / p50(times.noop)).toFixed(1)}x`, '≤ 3x']);
+    await noop.client.close();
+
+    // Spawn to first answer of a new server, warm host.
+    const spawnTimes = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const s = await connect(process.execPath, [path.join(root, 'dist', 'server.js'), '--toolset', 'progress'], env(db));
+      await s.client.callTool({ name: 'search_logs', arguments: { projectId: 'bench', limit: 1 } });
+      spawnTimes.push(performance.now() - started);
+      await s.client.close();
+    }
+    rows.push([`spawn to first answer (initialize + search_logs) of a new server, ${ENTRIES} entries, warm host`, `${p50(spawnTimes).toFixed(0)} ms (p50 of 5)`, '≤ 250 ms']);
+
+    // CLI search wall time, warm host.
+    const cliTimes = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const run = spawnSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'search', '--project', 'bench', 'word42', '--limit', '5'], { env: env(db), encoding: 'utf8' });
+      if (run.status !== 0) throw new Error(run.stderr);
+      cliTimes.push(performance.now() - started);
+    }
+    rows.push([`agent-progress search, ${ENTRIES} entries, warm host`, `${p50(cliTimes).toFixed(0)} ms (p50 of 5)`, '≤ 200 ms']);
+    for (const s of servers) await s.client.close();
+  } finally {
+    spawnSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'host', 'stop'], { env: env(db) });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(', ');
+  console.log(`Ledger host bench, ${ENTRIES} entries, ${os.cpus().length} cores, load average ${load}\n`);
+  console.log('| figure | measured | goal |\n|---|---|---|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
