@@ -150,7 +150,9 @@ describe('progress tools over stdio (dist/server.js)', function () {
       servers.pop();
       assert.match(s.stderr(), /upstream exploded/);
       for (const text of [...outputs, s.stderr()]) assert.ok(!text.includes(KEY), 'the key appears in output');
-      for (const file of fs.readdirSync(dir)) {
+      // Every file under the ledger's folder, the ledger host's folder (its log) included.
+      for (const file of fs.readdirSync(dir, { recursive: true }) as string[]) {
+        if (!fs.lstatSync(path.join(dir, file)).isFile()) continue;
         assert.ok(!fs.readFileSync(path.join(dir, file)).includes(Buffer.from(KEY)), `the key appears in ${file}`);
       }
     });
