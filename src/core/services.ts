@@ -33,7 +33,7 @@ export interface ServicesOptions {
   traces?: { homes?: TraceHomes; minRefreshMs?: number };
   /** The folder whose .agent-progress/reviews/ holds review definitions; default: `workspace`. */
   reviewWorkspace?: string;
-  /** The clock entries are dated by (tests give explicit times; default: now). */
+  /** The clock entries, tasks and leases are dated by (tests give explicit times; default: now). */
   clock?: () => Date;
 }
 
@@ -125,7 +125,7 @@ export class Services {
   async queue(): Promise<QueueService> {
     const ledger = await this.ledger();
     if (!this.queueService) {
-      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger, onLedgerChange: (listener) => ledger.onDidChange(listener) });
+      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger, onLedgerChange: (listener) => ledger.onDidChange(listener), ...(this.options.clock ? { clock: this.options.clock } : {}) });
       this.options.onQueueReady?.(this.queueService);
     }
     return this.queueService;

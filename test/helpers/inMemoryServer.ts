@@ -48,6 +48,8 @@ export async function connectInMemory(options: {
   databaseUrl?: string;
   /** The workspace's project id, as AGENT_PROGRESS_PROJECT gives it to the server. */
   project?: string;
+  /** The clock the services date entries, tasks and leases by (default: now). */
+  clock?: () => Date;
 }): Promise<Connected> {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
@@ -56,6 +58,7 @@ export async function connectInMemory(options: {
     config: { dbPath, ...(databaseUrl ? { databaseUrl } : {}), openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger,
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

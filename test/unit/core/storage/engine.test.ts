@@ -131,17 +131,17 @@ describe('storage engine', () => {
     assert.deepEqual(all(b), { one: '1', three: '3', two: '2' });
   });
 
-  it('tells a watching handle about another handle\'s write within 300 ms', async () => {
+  // How fast is for bench/, not for a test on a loaded machine: the event must come, as foreign.
+  it('tells a watching handle about another handle\'s write without being asked', async () => {
     const file = path.join(tempDir(), 'data.db');
     const writer = await open(file);
     const watcher = await open(file, { watch: true });
     const seen: boolean[] = [];
     watcher.onDidChange((c) => seen.push(c.foreign));
-    const started = Date.now();
     await put(writer, 'k', 'v');
-    await waitFor(() => seen.length > 0, 'a change event', 2_000, 5);
-    assert.ok(Date.now() - started < 300, `took ${Date.now() - started} ms`);
+    await waitFor(() => seen.length > 0, 'a change event', 15_000, 5);
     assert.deepEqual(seen, [true]);
+    assert.equal(all(watcher).k, 'v');
   });
 
   it('counts data changes apart from upkeep, the same in every process and across a snapshot', async () => {
@@ -342,11 +342,11 @@ describe('storage engine', () => {
   it('breaks a lock left by a process that died', async () => {
     const file = path.join(tempDir(), 'data.db');
     const log = capture();
-    const a = await open(file, { logger: log.logger });
+    // A lock timeout longer than the test's: the write can only succeed by breaking the lock, never by waiting it out.
+    const a = await open(file, { logger: log.logger, lockTimeoutMs: 600_000 });
     fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: deadPid(), host: os.hostname(), at: Date.now(), token: 'dead' }));
-    const started = Date.now();
     await put(a, 'k', 'v');
-    assert.ok(Date.now() - started < 2_000);
+    assert.equal(all(a).k, 'v');
     assert.ok(log.lines.some((l) => l.includes('Broke a stale ledger lock')));
     assert.equal(fs.existsSync(`${file}.lock`), false);
   });
@@ -365,7 +365,7 @@ describe('storage engine', () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file, { checkpoint: { minBytes: 4096, snapshotRatio: 0, idleMs: 60_000, idleMinBytes: 1 << 30 } });
     for (let i = 0; i < 40; i++) await put(a, `k${i}`, 'x'.repeat(200));
-    await waitFor(() => a.stats().checkpoints > 0, 'an automatic snapshot', 5_000);
+    await waitFor(() => a.stats().checkpoints > 0, 'an automatic snapshot', 30_000);
     assert.ok(fs.existsSync(file));
   });
 });

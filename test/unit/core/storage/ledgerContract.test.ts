@@ -374,7 +374,7 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       opened.push(watching);
       watching.onDidChange((c) => changes.push(c));
       await writer.progress.insertEntry({ id: 'w1', projectId: 'wp', title: 'Hello', content: 'world', createdAt: T(1), tags: [], agentId: null });
-      await waitFor(() => changes.some((c) => c.foreign && !c.maintenance), 'a foreign change event', 5000);
+      await waitFor(() => changes.some((c) => c.foreign && !c.maintenance), 'a foreign change event', 30_000);
       assert.equal((await watching.progress.findEntry('w1'))?.title, 'Hello');
     });
   });

@@ -150,7 +150,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const own: { foreign: boolean }[] = [];
     writer.onDidChange((c) => own.push(c));
     await writer.progress.insertEntry({ id: 'n1', projectId: 'p', title: 't', content: 'c', createdAt: new Date().toISOString(), tags: [], agentId: null });
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     while (!seen.some((c) => c.foreign) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(seen, [{ foreign: true, maintenance: false }]);
     assert.deepEqual(own, [{ foreign: false, maintenance: false }]);
