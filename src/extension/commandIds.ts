@@ -38,6 +38,7 @@ export const CommandIds = {
   copyLedger: 'agentProgress.copyLedger',
   applyRetention: 'agentProgress.applyRetention',
   restoreArchivedEntries: 'agentProgress.restoreArchivedEntries',
+  recoverLedger: 'agentProgress.recoverLedger',
   revealLedgerFolder: 'agentProgress.revealLedgerFolder',
   startReview: 'agentProgress.startReview',
   refreshReview: 'agentProgress.refreshReview',

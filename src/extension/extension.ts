@@ -54,6 +54,7 @@ import { registerExportLedger } from './commands/exportLedger';
 import { registerCopyLedger } from './commands/copyLedger';
 import { registerImportLedger } from './commands/importLedger';
 import { registerRestoreArchivedEntries } from './commands/restoreArchivedEntries';
+import { registerRecoverLedger } from './commands/recoverLedger';
 import { registerRevealLedgerFolder } from './commands/revealLedgerFolder';
 import { chosenProvider } from './summary/chosenProvider';
 import { registerRetentionReminder } from './retentionReminder';
@@ -196,6 +197,7 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     registerImportLedger(deps),
     registerApplyRetention(deps),
     registerRestoreArchivedEntries(deps),
+    registerRecoverLedger(deps),
     registerRevealLedgerFolder(deps),
     registerRetentionReminder(deps),
   );

@@ -62,6 +62,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     compact: async () => {
       await engine.checkpoint();
     },
+    recoverSetAside: () => engine.recoverSetAside(),
     settle: () => progress.flushIndex(),
     close: () => engine.close(),
   };

@@ -13,6 +13,7 @@ import { LedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
 import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
 import { FileLock } from '../fileLock';
+import type { TailRecovery } from '../store';
 import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
 import { loadSqlJs } from './sqlJs';
 
@@ -101,6 +102,27 @@ export interface EngineStats {
 const SQLITE_MAGIC = 'SQLite format 3\0';
 /** PRAGMA application_id of a ledger snapshot: "APLG". */
 export const APPLICATION_ID = 0x41504c47;
+
+/** A set-aside journal tail larger than this is left for a person, not read into memory. */
+const MAX_TAIL_BYTES = 256 << 20;
+
+/** The intact records in damaged journal bytes: where a record does not check out, tries the next byte. */
+export function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: number } {
+  const records: JournalRecord[] = [];
+  let damagedBytes = 0;
+  let at = 0;
+  while (at < bytes.length) {
+    const step = parseRecordAt(bytes, at);
+    if (step.kind === 'record') {
+      records.push(step.record);
+      at += step.size;
+    } else {
+      damagedBytes++;
+      at++;
+    }
+  }
+  return { records, damagedBytes };
+}
 const READ_CHUNK = 8 << 20;
 const PRAGMAS = 'PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;';
 
@@ -181,6 +203,8 @@ export class SqliteEngine {
   private catchUpQueued = false;
   private tooNew: string | undefined;
   private catchUpDepth = 0;
+  /** Damaged journal places already warned about (generation:offset). */
+  private readonly damageWarned = new Set<string>();
   /** Foreign changes applied by the catch-up under way, announced when it ends. */
   private pendingForeign: EngineChange | undefined;
 
@@ -582,11 +606,66 @@ export class SqliteEngine {
       flush();
       journal.offset = bufStart + at;
       if (locked) this.cutTornTail(journal, journal.offset, size, step.reason);
+      else this.warnDamaged(journal.offset, size, step.reason);
       return applied;
     }
     flush();
     journal.offset = bufStart + at;
     return applied;
+  }
+
+  /**
+   * A reader cannot cut the journal (no lock): what follows a damaged record stays unread until a
+   * writer sets it aside. Said once per place, naming the file and offset, never silently.
+   */
+  private warnDamaged(at: number, size: number, reason: string): void {
+    const key = `${this.generation}:${at}`;
+    if (this.damageWarned.has(key)) return;
+    this.damageWarned.add(key);
+    const notice = `The ledger journal ${this.journalPath} is damaged at byte ${at} (${reason}): the ${size - at} bytes after it are not read, so later writes are hidden. Run "agent-progress recover-ledger" (or "Agent Progress: Recover Set-Aside Ledger Writes") to set them aside and bring back every intact write.`;
+    this.notices.push(notice);
+    this.logger.warn(notice);
+  }
+
+  /**
+   * Brings back the intact writes of journal tails set aside as damaged (`*.journal.tail-*`):
+   * first sets aside a damaged tail still in the journal, then scans each kept file for records
+   * whose checksums hold, skipping damaged bytes, and writes each record's statements again as a
+   * new write. A record that no longer applies (its row is already there, or it needed the lost
+   * one) is skipped and named. A file done with is renamed `*.recovered`, never deleted.
+   */
+  async recoverSetAside(): Promise<TailRecovery> {
+    await this.write(() => undefined); // under the lock: sets aside a damaged tail still in the journal
+    const dir = path.dirname(this.journalPath);
+    const prefix = `${path.basename(this.journalPath)}.tail-`;
+    const names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix) && !n.endsWith('.recovered')).sort();
+    const files: TailRecovery['files'] = [];
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const st = fs.lstatSync(file);
+      if (!st.isFile()) continue;
+      if (st.size > MAX_TAIL_BYTES) {
+        files.push({ file, records: 0, applied: 0, skipped: [], damagedBytes: st.size, keptAs: file, refused: `larger than ${MAX_TAIL_BYTES} bytes; not read` });
+        continue;
+      }
+      const { records, damagedBytes } = scanRecords(fs.readFileSync(file));
+      let applied = 0;
+      const skipped: { time: string; reason: string }[] = [];
+      for (const record of records) {
+        try {
+          await this.write((tx) => {
+            for (const [sql, params] of record.ops) tx.run(sql, params);
+          }, { maintenance: record.maintenance });
+          applied++;
+        } catch (err) {
+          skipped.push({ time: new Date(record.time).toISOString(), reason: (err as Error).message.replace(/\s+/g, ' ').slice(0, 300) });
+        }
+      }
+      const keptAs = `${file}.recovered`;
+      fs.renameSync(file, keptAs);
+      files.push({ file, records: records.length, applied, skipped, damagedBytes, keptAs });
+    }
+    return { journal: this.journalPath, files };
   }
 
   private cutTornTail(journal: OpenJournal, at: number, size: number, reason: string): void {

@@ -239,6 +239,62 @@ describe('storage engine', () => {
     assert.deepEqual(all(b), { good: '1', next: '2' });
   });
 
+  it('warns once, naming the journal and offset, when a damaged record hides later writes from a reader', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'one', '1');
+    const before = fs.statSync(`${file}.journal`).size;
+    await put(a, 'two', '2');
+    await put(a, 'three', '3');
+    await a.close();
+    const bytes = fs.readFileSync(`${file}.journal`);
+    bytes[before + 12] = bytes[before + 12]! ^ 0x55;
+    fs.writeFileSync(`${file}.journal`, bytes);
+    const log = capture();
+    const reader = await open(file, { logger: log.logger });
+    assert.deepEqual(all(reader), { one: '1' });
+    reader.refresh();
+    const warnings = log.lines.filter((l) => l.includes('is damaged at byte'));
+    assert.equal(warnings.length, 1, log.lines.join('\n'));
+    assert.ok(warnings[0]!.includes(`${file}.journal is damaged at byte ${before} (record checksum does not match)`), warnings[0]);
+    assert.ok(reader.notices.some((n) => n.includes('agent-progress recover-ledger')));
+  });
+
+  it('recovers the intact writes of a set-aside tail, skips one that no longer applies, and keeps the file', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'one', '1');
+    const before = fs.statSync(`${file}.journal`).size;
+    await put(a, 'two', '2');
+    await a.write((tx) => {
+      tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['three', '3']);
+    });
+    await a.write((tx) => {
+      tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['four', '4']);
+    });
+    await a.close();
+    const bytes = fs.readFileSync(`${file}.journal`);
+    bytes[before + 12] = bytes[before + 12]! ^ 0x55;
+    fs.writeFileSync(`${file}.journal`, bytes);
+    const b = await open(file);
+    // A write made after the damage was set aside, with the key one of the lost writes inserts.
+    await b.write((tx) => {
+      tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['four', 'new']);
+    });
+    const result = await b.recoverSetAside();
+    assert.equal(result.files.length, 1);
+    const [f] = result.files;
+    assert.deepEqual([f!.records, f!.applied, f!.skipped.length], [2, 1, 1]);
+    assert.match(f!.skipped[0]!.reason, /UNIQUE constraint failed: kv\.k/);
+    assert.ok(f!.damagedBytes > 0);
+    assert.ok(fs.existsSync(f!.keptAs) && f!.keptAs.endsWith('.recovered'));
+    assert.deepEqual(all(b), { four: 'new', one: '1', three: '3' });
+    await b.close();
+    assert.deepEqual(all(await open(file)), { four: 'new', one: '1', three: '3' }, 'the recovered writes are journaled');
+    const again = await (await open(file)).recoverSetAside();
+    assert.deepEqual(again.files, []);
+  });
+
   it('moves an unreadable ledger aside, names it, and starts afresh', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
