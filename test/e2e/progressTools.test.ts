@@ -7,6 +7,7 @@ import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startChatServer, type ChatServer } from '../helpers/chatServer';
 import { call, rpcError, startServer, textOf, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
+import { waitFor } from '../helpers/wait';
 
 describe('progress tools over stdio (dist/server.js)', function () {
   this.timeout(60_000);
@@ -19,6 +20,23 @@ describe('progress tools over stdio (dist/server.js)', function () {
   }
   afterEach(async () => {
     while (servers.length > 0) await servers.pop()!.close();
+  });
+
+  it('logs a caller\'s invalid argument, unknown id and unknown tool at debug, never at warn or error', async () => {
+    const s = await start({ db: path.join(tempDir(), 'data.db'), env: { AGENT_PROGRESS_LOG_LEVEL: 'debug' } });
+    assert.equal((await rpcError(call(s, 'log_progress', { projectId: 'p', title: '', content: 'c' }))).code, -32602);
+    assert.equal((await rpcError(call(s, 'get_context', { projectId: 'p', id: 'nosuchid0001' }))).code, -32602);
+    assert.equal((await rpcError(call(s, 'no_such_tool', {}))).code, -32602);
+    const lines = await waitFor(() => {
+      const all = s.stderr().split('\n');
+      return all.some((l) => l.includes('unknown tool no_such_tool')) ? all : undefined;
+    }, 'the three refusals in the server log');
+    const about = (what: RegExp) => lines.filter((l) => what.test(l));
+    for (const what of [/log_progress: invalid_argument: /, /get_context: not_found: /, /unknown tool no_such_tool/]) {
+      assert.equal(about(what).length, 1, `${what}: ${s.stderr()}`);
+      assert.match(about(what)[0]!, /\[debug\]/);
+    }
+    assert.deepEqual(lines.filter((l) => /\[(warn|error)\]/.test(l)), [], 'nothing at warn or error');
   });
 
   it('logs, finds and summarises an entry with the seed\'s shapes', async () => {
