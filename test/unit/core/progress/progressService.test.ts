@@ -284,6 +284,19 @@ describe('progress service', () => {
       assert.ok(chat.requests.length >= 2);
     });
 
+    it('names the HTTP status of a failed summary once (a real 429 from the loopback endpoint)', async () => {
+      const lines: string[] = [];
+      const logger = createLogger({ sink: (l) => lines.push(l) });
+      const provider = createOpenAiProvider({ apiKey: 'sk-test-key-0123456789abcdef', baseUrl: chat.baseUrl, model: 'm' }, logger)!;
+      const s = new ProgressService({ store: ledger.progress, summariser: new Summariser([provider], logger), logger });
+      const { id } = await s.logProgress({ projectId: 'p', title: 't', content: 'Only sentence.' });
+      chat.reply = { status: 429, message: 'API rate limit exceeded' };
+      assert.equal((await s.getContext({ projectId: 'p', id })).summarySource, 'fallback');
+      const failed = lines.filter((l) => l.includes('failed:'));
+      assert.equal(failed.length, 1, lines.join('\n'));
+      assert.ok(failed[0]!.endsWith(`Summary by ${provider.label} failed: 429 API rate limit exceeded`), failed[0]);
+    });
+
     it('tries a per-call provider (sampling) before the configured endpoint', async () => {
       const s = withEndpoint();
       const { id } = await s.logProgress({ projectId: 'p', title: 't', content: 'c' });
