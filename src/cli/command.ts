@@ -17,6 +17,8 @@ export interface Command {
   /** The heading it is listed under in --help. */
   group?: string;
   usage: string;
+  /** The command's names for the MCP argument names core's messages use (startDate: '--since'). */
+  terms?: Readonly<Record<string, string>>;
   run(argv: string[], ctx: CommandContext): Promise<void>;
 }
 

@@ -17,6 +17,7 @@ function json(p: Parsed): boolean {
 const logCommand: Command = {
   name: 'log',
   summary: 'record a progress entry',
+  terms: { projectId: '--project', title: '--title', content: '--content', tags: '--tag', agentId: '--agent' },
   usage: `Usage: agent-progress log --title TITLE [--content TEXT | --content-file FILE | --content -] [options]
 
 Records what was done in the project's progress log (like the log_progress tool).
@@ -70,6 +71,7 @@ Options:
 const searchCommand: Command = {
   name: 'search',
   summary: 'find entries by title, tags, dates or full text',
+  terms: { projectId: '--project', query: 'QUERY', text: '--text', tags: '--tag', startDate: '--since', endDate: '--until', limit: '--limit' },
   usage: `Usage: agent-progress search [QUERY] [options]
 
 Lists entries newest first (like the search_logs tool). QUERY matches titles, case-insensitively.
@@ -130,6 +132,7 @@ Options:
 const showCommand: Command = {
   name: 'show',
   summary: 'print one entry in full',
+  terms: { projectId: '--project', id: 'ID' },
   usage: `Usage: agent-progress show ID [options]
 
 Prints an entry: title, project, time, agent, tags, cached summary and full content.

@@ -16,6 +16,7 @@ import { LOG_COMMANDS } from './logCommands';
 import { QUEUE_COMMANDS } from './queueCommands';
 import { processOutput, type Output } from './output';
 import { WORKFLOW_COMMANDS } from './workflowCommands';
+import { cliWording } from './wording';
 import { REVIEW_COMMANDS } from './reviewCommands';
 
 const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS];
@@ -103,8 +104,9 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
       return 2;
     }
     if (isLedgerError(err)) {
-      if (wantsJson) out.json({ error: err.toJSON() });
-      out.error(`agent-progress ${name}: ${err.message}`);
+      const message = cliWording(err.message, command, COMMANDS.map((c) => c.name));
+      if (wantsJson) out.json({ error: { ...err.toJSON(), message } });
+      out.error(`agent-progress ${name}: ${message}`);
       return err.code === 'invalid_argument' ? 2 : 1;
     }
     out.error(`agent-progress ${name}: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
