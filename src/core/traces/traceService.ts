@@ -98,6 +98,19 @@ export function clipDeep(value: unknown, max: number, depth = 0): unknown {
   return out;
 }
 
+/**
+ * Whether a text or number anywhere in a payload contains the (lower-case) needle. Values only:
+ * field names (is_error, status, name, text, output) are the same in every event of a type, so
+ * matching them would find every event.
+ */
+export function valueContains(value: unknown, needle: string, depth = 0): boolean {
+  if (typeof value === 'string') return value.toLowerCase().includes(needle);
+  if (typeof value === 'number') return String(value).includes(needle);
+  if (value === null || typeof value !== 'object' || depth > 64) return false;
+  if (Array.isArray(value)) return value.some((v) => valueContains(v, needle, depth + 1));
+  return Object.values(value as Record<string, unknown>).some((v) => valueContains(v, needle, depth + 1));
+}
+
 interface StringLeaf {
   path: string;
   length: number;
@@ -765,9 +778,8 @@ export class TraceService {
         if (input.event_type && ev.type !== input.event_type) return undefined;
         // Cheap test on the raw payload first: redaction only puts "[REDACTED]" in place of
         // secrets, so unless the needle could overlap that marker, no raw match means no match.
-        if (rawFirst && !`${ev.type} ${JSON.stringify(ev.payload)}`.toLowerCase().includes(needle)) return undefined;
-        const hay = `${ev.type} ${JSON.stringify(redactValue(ev.payload))}`.toLowerCase();
-        if (!hay.includes(needle)) return undefined;
+        if (rawFirst && !valueContains(ev.payload, needle)) return undefined;
+        if (!valueContains(redactValue(ev.payload), needle)) return undefined;
         if (matches.length >= limit) {
           next = { s: s.start, i: s.id, e: ev.index - 1 };
           stop = true;
