@@ -42,4 +42,23 @@ describe('traces tools against hostile transcripts (dist/server.js --toolset tra
     assert.equal(file.data.matches.length, 1);
     assert.match(textOf(await call(s, 'search_events', { pattern: 'status', limit: 50 })), /"matches":\[\]/);
   });
+
+  it('finds a transcript written just after the last refresh, by id and by prefix, in every tool', async () => {
+    const home = tempDir();
+    writeClaude(home, { turns: 1, seed: 11 });
+    const s = await start(home);
+    for (let round = 0; round < 3; round++) {
+      // A listing refreshes the index; the new transcript lands right after it.
+      assert.equal((await call(s, 'list_sessions', { limit: 50 })).isError, undefined);
+      const fresh = writeClaude(home, { turns: 2, seed: 100 + round, cwd: `/home/dev/fresh${round}`, start: new Date(Date.UTC(2026, 5, 1 + round)) });
+      const tool = (['get_session_details', 'analyze_session', 'get_event_details'] as const)[round]!;
+      const args = tool === 'get_event_details' ? { session_id: fresh.id, event_index: 0 } : { session_id: round === 1 ? fresh.id.slice(0, 8) : fresh.id };
+      const r = await call(s, tool, args);
+      assert.notEqual(r.isError, true, `${tool} right after the transcript was written: ${textOf(r).slice(0, 200)}`);
+      assert.equal((r.structuredContent as { session_id: string }).session_id, fresh.id);
+    }
+    // An id that does not exist is still not found, after its rescan.
+    const missing = await call(s, 'get_session_details', { session_id: 'ffffffff-0000-4000-a000-000000000000' });
+    assert.equal(JSON.parse(textOf(missing)).error.code, 'session_not_found');
+  });
 });

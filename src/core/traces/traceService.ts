@@ -280,6 +280,21 @@ export class TraceService {
     return this.index.refresh(force);
   }
 
+  /**
+   * A session by id or unique prefix. A miss rescans first (new and changed files only; misses at
+   * the same time share one rescan), so a transcript an agent started a moment ago is found even
+   * when the last refresh ran under a second before.
+   */
+  async find(idOrPrefix: string): Promise<IndexedSession> {
+    try {
+      return this.index.resolve(idOrPrefix);
+    } catch (err) {
+      if (!(err instanceof TraceError) || err.code !== 'session_not_found') throw err;
+    }
+    await this.index.rescan();
+    return this.index.resolve(idOrPrefix);
+  }
+
   analysis(s: IndexedSession): Analysis {
     const cached = this.analyses.get(s.builder);
     if (cached && cached.events === s.builder.eventCount) return cached.analysis;
@@ -425,7 +440,7 @@ export class TraceService {
     const input = this.parse(getSessionDetailsInput, raw);
     const level: DetailLevel = input.detail_level ?? 'summary';
     await this.index.refresh();
-    const s = this.index.resolve(input.session_id);
+    const s = await this.find(input.session_id);
     const query = fingerprint({ id: s.id, level, r: input.include_reasoning === true, l: input.include_ledger === true });
     const pos = input.cursor ? decodeCursor(`details:${level}`, query, input.cursor) : { t: 0, st: 0 };
     const turnFrom = typeof pos.t === 'number' && pos.t >= 0 ? pos.t : 0;
@@ -695,7 +710,7 @@ export class TraceService {
   async analyzeSession(raw: unknown): Promise<AnalyzeSessionOutput> {
     const input = this.parse(analyzeSessionInput, raw);
     await this.index.refresh();
-    const s = this.index.resolve(input.session_id);
+    const s = await this.find(input.session_id);
     const b = s.builder;
     const a = this.analysis(s);
     const includeFailures = input.include_failures !== false;
@@ -743,7 +758,7 @@ export class TraceService {
     itemFor: (ev: TraceEvent, s: IndexedSession) => EventMatch & { payload?: unknown },
   ): Promise<{ matches: (EventMatch & { payload?: unknown })[]; next: string | null; scanned: number; total: number; timedOut: boolean }> {
     await this.index.refresh();
-    const only = input.session_id ? this.index.resolve(input.session_id) : undefined;
+    const only = input.session_id ? await this.find(input.session_id) : undefined;
     const needle = input.query.toLowerCase();
     const rawFirst = !/[[\]]/.test(needle) && !'[redacted]'.includes(needle);
     const query = fingerprint({ q: needle, p: input.provider, t: input.event_type, s: only?.id });
@@ -850,7 +865,7 @@ export class TraceService {
   async getEventDetails(raw: unknown): Promise<GetEventDetailsOutput> {
     const input = this.parse(getEventDetailsInput, raw);
     await this.index.refresh();
-    const s = this.index.resolve(input.session_id);
+    const s = await this.find(input.session_id);
     const count = s.builder.eventCount;
     if (input.event_index >= count) {
       throw new TraceError('invalid_event_index', `Event index ${input.event_index} out of bounds for session ${s.id} (max: ${count - 1})`, {
@@ -969,7 +984,7 @@ export class TraceService {
   /** A session for the webview: structure, tool calls with their status, analysis; no payloads. */
   async sessionView(idOrPrefix: string, maxTurns = 400): Promise<SessionView> {
     await this.index.refresh();
-    const s = this.index.resolve(idOrPrefix);
+    const s = await this.find(idOrPrefix);
     const b = s.builder;
     return {
       session: this.listing(s),
@@ -1003,7 +1018,7 @@ export class TraceService {
 
   /** One event, redacted, long texts cut to `maxChars` (the webview's detail pane). */
   async eventPreview(idOrPrefix: string, eventIndex: number, maxChars = 20_000): Promise<{ type: EventType; timestamp: string | null; payload: unknown } | undefined> {
-    const s = this.index.resolve(idOrPrefix);
+    const s = await this.find(idOrPrefix);
     let found: TraceEvent | undefined;
     await this.index.scanEvents(s, (ev) => {
       if (ev.index !== eventIndex) return undefined;
