@@ -4,6 +4,7 @@
 // response, and the summary and turns levels keep to the specification's sizes on long sessions.
 
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeClaude } from '../helpers/traceFiles';
 import { call, startServer, textOf, type StdioServer } from '../helpers/stdioServer';
@@ -60,5 +61,67 @@ describe('traces tools against hostile transcripts (dist/server.js --toolset tra
     // An id that does not exist is still not found, after its rescan.
     const missing = await call(s, 'get_session_details', { session_id: 'ffffffff-0000-4000-a000-000000000000' });
     assert.equal(JSON.parse(textOf(missing)).error.code, 'session_not_found');
+  });
+
+  it('keeps every listed secret shape out of every response, the title and deep nesting included', async () => {
+    const home = tempDir();
+    // Each secret with a unique marker, so a leak names itself.
+    const secrets: Record<string, string> = {
+      queueKey: 'apk_Qm9vM2Zvb2Jhcl9iYXpfcXV4X3NlY3JldF9rZXlfMTIzNDU2',
+      bearer: 'authorization: bearer LEAKbearer0123456789',
+      urlPassword: 'postgres://app:LEAK@url/pw@db.local:5432/app',
+      dbPass: 'DB_PASS=LEAKdbpass1',
+      secretKey: 'SECRET_KEY=LEAKsecretkey1',
+      mysqlPwd: 'MYSQL_PWD=LEAKmysqlpwd1',
+      passwordFlag: 'mysql --password LEAKflagpw1 -h db',
+      curl: 'curl -u admin:LEAKcurlpw1 https://api.local',
+      jsonKey: '{"secretKey": "LEAKjsonkey1"}',
+      pgp: '-----BEGIN PGP PRIVATE KEY BLOCK-----\nLEAKpgpblock1\n-----END PGP PRIVATE KEY BLOCK-----',
+      google: 'ya29.LEAKgoogle0123456789abcdefghij',
+      slack: 'https://hooks.slack.com/services/T0000LEAK/B00000000/LEAKslack0123456789',
+      azure: 'AccountName=acct;AccountKey=LEAKazure0123456789==;EndpointSuffix=core.windows.net',
+      jwt: 'eyAiYWxnIjogIkhTMjU2IiB9.eyAic3ViIjogIkxFQUtqd3QiIH0.LEAKjwtsig0123456789',
+    };
+    const leak = /LEAK|apk_Qm9v|eyAiYWxn/;
+    const session = writeClaude(home, { turns: 2, callsPerTurn: 2, seed: 21, promptExtra: Object.values(secrets).join('\n') });
+    const at = '2026-03-01T09:00:00.500Z';
+    let deep: unknown = { password: 'LEAKdeep1', note: secrets.queueKey };
+    for (let i = 0; i < 90; i++) deep = i % 2 === 0 ? { level: deep } : [deep];
+    const extra = [
+      { type: 'custom-title', customTitle: `deploy with ${secrets.queueKey} and bearer LEAKtitle0123456789`, sessionId: session.id },
+      {
+        type: 'assistant',
+        sessionId: session.id,
+        cwd: '/home/dev/generated',
+        uuid: 'deep-uuid',
+        parentUuid: null,
+        timestamp: at,
+        message: { model: 'claude-opus-4-5-20251101', id: 'msg_deep', type: 'message', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_deep', name: 'Configure', input: deep }], usage: { input_tokens: 1, output_tokens: 1 } },
+        requestId: 'req_deep',
+      },
+    ];
+    fs.appendFileSync(session.file, extra.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const s = await start(home);
+    const responses: { what: string; text: string }[] = [];
+    const keep = async (what: string, name: string, args: Record<string, unknown>) => {
+      const r = await call(s, name, args);
+      assert.notEqual(r.isError, true, `${what}: ${textOf(r).slice(0, 300)}`);
+      responses.push({ what, text: JSON.stringify(r) });
+      return r.structuredContent as Record<string, unknown>;
+    };
+    const list = await keep('list_sessions', 'list_sessions', { limit: 10 });
+    assert.match(String((list.sessions as { title: string }[])[0]!.title), /^deploy with \[REDACTED\] and bearer \[REDACTED\]$/);
+    for (const level of ['summary', 'turns', 'steps', 'full']) await keep(level, 'get_session_details', { session_id: session.id, detail_level: level });
+    await keep('analyze', 'analyze_session', { session_id: session.id, include_loops: true });
+    const found = (await keep('search', 'search_event_previews', { query: 'Configure', limit: 50 })) as unknown as Matches;
+    assert.equal(found.data.matches.length, 1, 'the deep tool call is found by its name');
+    for (let i = 0; i < 12; i++) await keep(`event ${i}`, 'get_event_details', { session_id: session.id, event_index: i });
+    const deepEvent = await keep('deep event', 'get_event_details', { session_id: session.id, event_index: found.data.matches[0]!.event_index });
+    assert.match(JSON.stringify(deepEvent), /nested deeper than 64 levels/);
+    for (const word of ['LEAK', 'admin', 'DB_PASS']) await keep(`search ${word}`, 'search_events', { pattern: word, include_full_payload: true, limit: 50 });
+    const leaks = responses.filter((r) => leak.test(r.text)).map((r) => `${r.what}: ${r.text.match(new RegExp(`.{0,40}(?:${leak.source}).{0,20}`))![0]}`);
+    assert.deepEqual(leaks, []);
+    // What is not a secret is still shown.
+    assert.ok(responses.some((r) => r.text.includes('SECRET_KEY=[REDACTED]') && r.text.includes('curl -u admin:[REDACTED]')));
   });
 });
