@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeClaude } from '../helpers/traceFiles';
+import { claudeLines, writeClaude } from '../helpers/traceFiles';
 import { call, startServer, textOf, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 
@@ -123,5 +123,48 @@ describe('traces tools against hostile transcripts (dist/server.js --toolset tra
     assert.deepEqual(leaks, []);
     // What is not a secret is still shown.
     assert.ok(responses.some((r) => r.text.includes('SECRET_KEY=[REDACTED]') && r.text.includes('curl -u admin:[REDACTED]')));
+  });
+
+  it('keeps the summary under 15 KB and the turns level under 30 KB on a long session with many sub-agents, paging the rest', async () => {
+    const home = tempDir();
+    const session = writeClaude(home, { turns: 300, callsPerTurn: 6, seed: 31, promptExtra: 'Long prompt. '.repeat(300) });
+    const subagents = path.join(path.dirname(session.file), session.id, 'subagents');
+    fs.mkdirSync(subagents, { recursive: true });
+    for (let i = 0; i < 60; i++) {
+      const child = claudeLines({ turns: 1, seed: 500 + i, start: new Date(Date.UTC(2026, 2, 1, 9, 10, i)), promptExtra: `Sub-task ${i}: ${'check the cart '.repeat(20)}` });
+      fs.writeFileSync(path.join(subagents, `agent-a${String(i).padStart(3, '0')}.jsonl`), child.lines.join('\n') + '\n');
+    }
+    const s = await start(home);
+    const walk = async (level: 'summary' | 'turns', cap: number) => {
+      const turns: string[] = [];
+      const children: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const r = await call(s, 'get_session_details', { session_id: session.id, detail_level: level, ...(cursor ? { cursor } : {}) });
+        assert.notEqual(r.isError, true, textOf(r).slice(0, 300));
+        const bytes = Buffer.byteLength(JSON.stringify(r), 'utf8');
+        assert.ok(bytes <= cap, `${level} page ${pages}: ${bytes} bytes, over ${cap}`);
+        const data = r.structuredContent as { turns: { turn_index: number; steps?: { step_index: number }[] }[]; children?: { id: string }[]; next_cursor: string | null };
+        for (const t of data.turns) {
+          if (level === 'summary') turns.push(String(t.turn_index));
+          else for (const st of t.steps!) turns.push(`${t.turn_index}.${st.step_index}`);
+        }
+        children.push(...(data.children ?? []).map((c) => c.id));
+        cursor = data.next_cursor;
+        pages++;
+        assert.ok(pages < 400, 'pages end');
+      } while (cursor);
+      return { turns, children, pages };
+    };
+    const summary = await walk('summary', 15_000);
+    assert.equal(new Set(summary.turns).size, summary.turns.length, 'no turn twice');
+    assert.equal(summary.turns.length, 300);
+    assert.equal(summary.children.length, 60, 'every sub-agent, once');
+    assert.equal(new Set(summary.children).size, 60);
+    assert.ok(summary.pages > 2, `${summary.pages} pages`);
+    const turns = await walk('turns', 30_000);
+    assert.equal(new Set(turns.turns).size, turns.turns.length, 'no step twice');
+    assert.equal(turns.turns.length, 300 * 7, 'six tool steps and a closing message per turn');
   });
 });
