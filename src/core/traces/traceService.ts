@@ -502,7 +502,7 @@ export class TraceService {
           used += cost;
           out.ledger.push(item);
         }
-        if (out.ledger.length < all.length) notes.push(`${out.ledger.length} of ${all.length}+ ledger records shown; the progress tools (search_logs) list them all.`);
+        if (out.ledger.length < all.length) notes.push(`${out.ledger.length} of ${all.length}${all.length >= 20 ? '+' : ''} ledger records shown; the progress tools (search_logs) list them all.`);
       }
     }
     // Sub-agents before the turns, on as many pages as they need, leaving room for a few turns.

@@ -63,12 +63,14 @@ describe('secret redaction', () => {
     assert.match(out, /\[REDACTED\] \(nested deeper than 64 levels\)/);
   });
 
-  it('runs in linear time on adversarial inputs (8x the input costs about 8x the time, not 64x)', function () {
+  it('runs in linear time on adversarial inputs (32x the input costs about 32x the time, not 1,000x)', function () {
     this.timeout(120_000);
     // Each input repeats what a pattern starts with, so a pattern that rescans the rest of the text
-    // from every start is quadratic. The bound is a ratio of two sizes, not milliseconds. Measured
-    // on the module bundled as the server ships it, in a plain node process (tsx's loader made V8
-    // run some of these regexes far slower than the same code bundled).
+    // from every start is quadratic. The bound is a ratio of two sizes, not milliseconds, and a
+    // loose one: V8 picks how to run a regex by the text's size, which alone moved the time per
+    // character up to seven times (ratios up to 210 here), while a quadratic pattern makes it about
+    // 1,000.
+    // Measured on the module bundled as the server ships it, in a plain node process.
     const inputs: [what: string, head: string, unit: string][] = [
       ['dotted names', '', 'a.'],
       ['dashed names', '', 'a-'],
@@ -93,20 +95,20 @@ describe('secret redaction', () => {
     const script = `
       const { redactText } = require(${JSON.stringify(bundle)});
       const make = (head, unit, n) => head + unit.repeat(Math.floor(n / unit.length));
-      const once = (text) => { const t0 = process.hrtime.bigint(); for (let r = 0; r < 3; r++) redactText(text); return Number(process.hrtime.bigint() - t0); };
+      const once = (text) => { const t0 = process.hrtime.bigint(); redactText(text); return Number(process.hrtime.bigint() - t0); };
       const out = {};
       for (const [what, head, unit] of ${JSON.stringify(inputs)}) {
-        const small = make(head, unit, 8000), large = make(head, unit, 64000);
+        const small = make(head, unit, 2000), large = make(head, unit, 64000);
         once(small); once(large); // warm up: V8 compiles a regex to native code after its first runs
         // The fastest of several alternating runs: noise from other processes only adds time.
         let s = Infinity, l = Infinity;
-        for (let t = 0; t < 7; t++) { s = Math.min(s, once(small)); l = Math.min(l, once(large)); }
+        for (let t = 0; t < 5; t++) { s = Math.min(s, once(small)); l = Math.min(l, once(large)); }
         out[what] = l / Math.max(s, 1);
       }
       process.stdout.write(JSON.stringify(out));`;
     const ratios = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 110_000 })) as Record<string, number>;
     assert.deepEqual(Object.keys(ratios).length, inputs.length);
-    const slow = Object.entries(ratios).filter(([, r]) => r > 24).map(([what, r]) => `${what}: ${r.toFixed(1)}x`);
+    const slow = Object.entries(ratios).filter(([, r]) => r > 500).map(([what, r]) => `${what}: ${r.toFixed(1)}x`);
     assert.deepEqual(slow, []);
   });
 });
