@@ -127,6 +127,8 @@ function epochOf(tx: ReadTx): number {
 /** Saved BM25 inputs of ranked queries, for one ledger. Used inside the engine's read transactions. */
 export class RankedHitsCache {
   private readonly saved = new Map<string, SavedHits>();
+  /** Queries answered by asking FTS4 for every hit, and saved hits brought up to date with appended entries. */
+  readonly stats = { builds: 0, followed: 0 };
 
   /** Forgets every saved query (tests; a ledger replaced under the store). */
   clear(): void {
@@ -192,6 +194,7 @@ export class RankedHitsCache {
 
   /** All hits of the query from FTS4, with the numbers BM25 needs; one matchinfo per hit. */
   private build(tx: ReadTx, query: FullTextQuery): SavedHits {
+    this.stats.builds++;
     const p = query.phrases.length;
     const hits: SavedHits = {
       query,
@@ -289,6 +292,7 @@ export class RankedHitsCache {
     hits.upto = rows.length > 0 ? Number(rows[rows.length - 1]!.r) : hits.upto;
     hits.scores = undefined;
     hits.top = undefined;
+    this.stats.followed++;
     return true;
   }
 
