@@ -9,6 +9,7 @@ import type { ReadTx, SqliteEngine, SqlValue } from './engine';
 import { pageSnippets, RankedHitsCache } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
+import { TitleIndex } from './titleIndex';
 
 interface EntryRow {
   id: string;
@@ -211,6 +212,7 @@ export class SqliteProgressStore implements ProgressStore {
   private pendingHere = 0;
   private indexing: Promise<void> | undefined;
   private readonly ranked = new RankedHitsCache();
+  private readonly titles = new TitleIndex();
 
   constructor(private readonly engine: SqliteEngine) {}
 
@@ -323,6 +325,8 @@ export class SqliteProgressStore implements ProgressStore {
     return this.engine.read((tx) => {
       const ranked = sql ? this.rankedPage(tx, q, sql) : undefined;
       if (ranked) return ranked;
+      const titled = this.titlePage(tx, q);
+      if (titled) return titled;
       const p = plan(tx, q);
       const total = this.count(tx, q, p);
       if (total === 0) return { entries: [], total };
@@ -362,6 +366,32 @@ export class SqliteProgressStore implements ProgressStore {
       return [toListing(snippet === undefined ? listing : { ...listing, snippet })];
     });
     return { entries, total: page.total };
+  }
+
+  /** The seed's title substring (with any of its filters, without `text`) from the title index. */
+  private titlePage(tx: ReadTx, q: EntryQuery): EntryPage | undefined {
+    if (q.text !== undefined && q.text.trim() !== '') return undefined;
+    const query = q.query ? fold(q.query) : '';
+    if (query.length === 0) return undefined;
+    const page = this.titles.search(
+      tx,
+      {
+        query,
+        projectId: q.projectId,
+        start: q.startDate ? textBound(q.startDate) : undefined,
+        end: q.endDate ? textBound(q.endDate) : undefined,
+        tags: [...new Set((q.tags ?? []).map((t) => fold(t.trim())))],
+      },
+      q.offset ?? 0,
+      q.limit,
+    );
+    if (page.rowids.length === 0) return { entries: [], total: page.total };
+    const rows = tx.all<ListingRow & { docid: number }>(
+      `SELECT ${LISTING_COLUMNS}, e.rowid AS docid FROM log_entries e WHERE e.rowid IN (${page.rowids.map(() => '?').join(',')})`,
+      page.rowids,
+    );
+    const byRowid = new Map(rows.map(({ docid, ...listing }) => [Number(docid), listing]));
+    return { entries: page.rowids.flatMap((r) => (byRowid.has(r) ? [toListing(byRowid.get(r)!)] : [])), total: page.total };
   }
 
   private count(tx: ReadTx, q: EntryQuery, p: Plan): number {
