@@ -56,6 +56,9 @@ export function normaliseTags(tags: readonly string[] | undefined): string[] {
   return out;
 }
 
+/** Letters of the last word typed before quickSearch takes it as a prefix. */
+const MIN_PREFIX = 3;
+
 export class ProgressService {
   private readonly clock: () => Date;
   private readonly newId: () => string;
@@ -156,14 +159,17 @@ export class ProgressService {
 
   /**
    * Search as you type for people (the editor's quick pick): full text over every project or one,
-   * the last word taken as a prefix, ranked, with snippets. Empty input lists the newest entries.
+   * the last word taken as a prefix once it has three letters, ranked, with snippets. Empty input
+   * lists the newest entries.
    */
   async quickSearch(input: string, options: { projectId?: string; limit?: number } = {}): Promise<{ entries: EntryListing[]; total: number }> {
     const limit = Math.min(Math.max(options.limit ?? 30, 1), 200);
     let text = input.trim();
     if (text.length > LIMITS.text) text = text.slice(0, LIMITS.text);
     if (text === '') return this.deps.store.searchEntries({ projectId: options.projectId, limit });
-    if (/[\p{L}\p{N}]$/u.test(text) && !text.endsWith('"')) text += '*';
+    // A prefix from the third letter of the last word on: "t*" would expand to every word in t.
+    const last = /[\p{L}\p{N}\p{M}]+$/u.exec(text)?.[0];
+    if (last && Array.from(last).length >= MIN_PREFIX && !text.endsWith('"')) text += '*';
     try {
       return await this.deps.store.searchEntries({ projectId: options.projectId, text, limit });
     } catch (err) {
