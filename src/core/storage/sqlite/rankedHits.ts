@@ -176,7 +176,7 @@ export class RankedHitsCache {
       if (!this.follow(tx, hits)) hits = undefined;
     }
     hits ??= this.build(tx, query);
-    if (hits.rowids.length > 0) this.remember(key, hits);
+    this.remember(key, hits);
     return hits;
   }
 
