@@ -6,7 +6,7 @@ import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
 import type { ReadTx, SqliteEngine, SqlValue } from './engine';
-import { pageSnippets, RankedHitsCache } from './rankedHits';
+import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
 import { TitleIndex } from './titleIndex';
@@ -213,6 +213,7 @@ export class SqliteProgressStore implements ProgressStore {
   private indexing: Promise<void> | undefined;
   private readonly ranked = new RankedHitsCache();
   private readonly titles = new TitleIndex();
+  private readonly projectRows = new ProjectRows();
 
   constructor(private readonly engine: SqliteEngine) {}
 
@@ -335,21 +336,22 @@ export class SqliteProgressStore implements ProgressStore {
   }
 
   /**
-   * Ranked text over every entry (no other filter, or a project holding every entry) from the
-   * saved hits of the query (rankedHits.ts); undefined when the SQL plan answers instead.
+   * Ranked text over every entry or one project's (no other filter) from the saved hits of the
+   * query (rankedHits.ts); undefined when the SQL plan answers instead.
    */
   private rankedPage(tx: ReadTx, q: EntryQuery, sql: SqlJsStatic): EntryPage | undefined {
     if (q.text === undefined || q.text.trim() === '' || (q.query !== undefined && q.query !== '') || (q.tags ?? []).length > 0 || q.startDate || q.endDate) return undefined;
     const query = parseFullText(q.text);
     if (!query) return undefined; // plan() refuses it with its message
+    let only: RowFilter | undefined;
     if (q.projectId !== undefined) {
       const covers = tx.get<{ x: number }>(
         'SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)',
         [q.projectId],
       );
-      if (!covers) return undefined;
+      if (!covers) only = this.projectRows.filter(tx, q.projectId);
     }
-    const page = this.ranked.page(tx, query, q.offset ?? 0, q.limit);
+    const page = this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
     if (!page) return undefined;
     if (page.rowids.length === 0) return { entries: [], total: page.total };
     const rows = tx.all<ListingRow & { docid: number; content: string }>(

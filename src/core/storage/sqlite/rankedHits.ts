@@ -61,8 +61,16 @@ interface SavedHits {
   /** Entries appended later can be tokenized here (the query is ASCII, the totals agreed). */
   extendable: boolean;
   scores: Float64Array | undefined;
-  /** The last page's candidates, while the scores stay the same. */
-  top: { want: number; candidates: number[] } | undefined;
+  /** The last page's candidates, while the scores and the filter stay the same. */
+  top: { want: number; key: string | undefined; candidates: number[] } | undefined;
+  /** Indexes of the hits a filter keeps, while the hits stay the same. */
+  kept: { key: string; indices: Uint32Array } | undefined;
+}
+
+/** Which entries a ranked page may list (a project's), by rowid; `key` names the filter. */
+export interface RowFilter {
+  key: string;
+  has(rowid: number): boolean;
 }
 
 export interface RankedPage {
@@ -139,14 +147,27 @@ export class RankedHitsCache {
    * The total and one page of the ranked hits of `query` over the whole ledger, or undefined when
    * the index has entries waiting to be indexed (the caller answers from SQL then).
    */
-  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number): RankedPage | undefined {
+  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter): RankedPage | undefined {
     if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return undefined;
     const hits = this.current(tx, query);
-    const total = hits.rowids.length;
+    // The hits the filter keeps (BM25's numbers stay the whole index's, as in the SQL path).
+    let among: Uint32Array | undefined;
+    if (only) {
+      if (hits.kept?.key !== only.key) {
+        const kept: number[] = [];
+        for (let i = 0; i < hits.rowids.length; i++) if (only.has(hits.rowids.data[i]!)) kept.push(i);
+        hits.kept = { key: only.key, indices: Uint32Array.from(kept) };
+        hits.top = undefined;
+      }
+      among = hits.kept.indices;
+    }
+    const total = among ? among.length : hits.rowids.length;
     if (total === 0 || offset >= total) return { total, rowids: [] };
     const scores = (hits.scores ??= this.score(hits));
     const want = Math.min(total, offset + limit);
-    if (hits.top?.want !== want) hits.top = { want, candidates: topCandidates(scores, hits.rowids.data, total, want) };
+    if (hits.top?.want !== want || hits.top.key !== only?.key) {
+      hits.top = { want, key: only?.key, candidates: topCandidates(scores, hits.rowids.data, among ?? hits.rowids.length, want) };
+    }
     const candidates = [...hits.top.candidates];
     // Equal scores are ordered by date, newest first, then rowid: read the dates of the candidates.
     const created = new Map<number, string>();
@@ -208,6 +229,7 @@ export class RankedHitsCache {
       extendable: false,
       scores: undefined,
       top: undefined,
+      kept: undefined,
     };
     let header: { n: number; avg: number[]; p: number } | undefined;
     collecting(
@@ -292,6 +314,7 @@ export class RankedHitsCache {
     hits.upto = rows.length > 0 ? Number(rows[rows.length - 1]!.r) : hits.upto;
     hits.scores = undefined;
     hits.top = undefined;
+    hits.kept = undefined;
     this.stats.followed++;
     return true;
   }
@@ -325,8 +348,10 @@ export class RankedHitsCache {
  * same as the last of them: the final order by date is decided among these, and any hit left out
  * scores lower than `want` of them.
  */
-function topCandidates(scores: Float64Array, rowids: Uint32Array, total: number, want: number): number[] {
-  if (total <= want * 4) return Array.from({ length: total }, (_, i) => i);
+function topCandidates(scores: Float64Array, rowids: Uint32Array, among: number | Uint32Array, want: number): number[] {
+  const total = typeof among === 'number' ? among : among.length;
+  const at = (k: number): number => (typeof among === 'number' ? k : among[k]!);
+  if (total <= want * 4) return Array.from({ length: total }, (_, k) => at(k));
   // A min-heap of the best `want` so far, worst on top.
   const heap: number[] = [];
   const worse = (a: number, b: number): boolean => scores[a]! < scores[b]! || (scores[a] === scores[b] && rowids[a]! < rowids[b]!);
@@ -350,7 +375,8 @@ function topCandidates(scores: Float64Array, rowids: Uint32Array, total: number,
       k = m;
     }
   };
-  for (let i = 0; i < total; i++) {
+  for (let k = 0; k < total; k++) {
+    const i = at(k);
     if (heap.length < want) {
       heap.push(i);
       up(heap.length - 1);
@@ -361,8 +387,37 @@ function topCandidates(scores: Float64Array, rowids: Uint32Array, total: number,
   }
   const bound = scores[heap[0]!]!;
   const inHeap = new Set(heap);
-  for (let i = 0; i < total; i++) if (scores[i] === bound && !inHeap.has(i)) heap.push(i);
+  for (let k = 0; k < total; k++) {
+    const i = at(k);
+    if (scores[i] === bound && !inHeap.has(i)) heap.push(i);
+  }
   return heap;
+}
+
+/**
+ * The rowids of a project's entries, for ranked pages within a project that holds only part of
+ * the ledger: read from the (project, date) index alone, followed through appends like the hits.
+ */
+export class ProjectRows {
+  private readonly held = new Map<string, { epoch: number; upto: number; rows: Set<number> }>();
+
+  filter(tx: ReadTx, projectId: string): RowFilter {
+    const epoch = epochOf(tx);
+    const max = Number(tx.get<{ m: number | null }>('SELECT max(rowid) AS m FROM log_entries')?.m ?? 0);
+    let held = this.held.get(projectId);
+    if (held && (held.epoch !== epoch || max < held.upto)) held = undefined;
+    if (!held) {
+      const json = tx.get<{ j: string }>('SELECT json_group_array(rowid) AS j FROM log_entries INDEXED BY idx_entries_project_created WHERE project_id = ?', [projectId])?.j;
+      held = { epoch, upto: max, rows: new Set(JSON.parse(json ?? '[]') as number[]) };
+      if (this.held.size >= 8) this.held.delete(this.held.keys().next().value!);
+      this.held.set(projectId, held);
+    } else if (max > held.upto) {
+      for (const r of tx.all<{ r: number }>('SELECT rowid AS r FROM log_entries WHERE rowid > ? AND project_id = ?', [held.upto, projectId])) held.rows.add(Number(r.r));
+      held.upto = max;
+    }
+    const rows = held.rows;
+    return { key: `project:${projectId}:${epoch}:${max}`, has: (rowid) => rows.has(rowid) };
+  }
 }
 
 let scratch: { sql: SqlJsStatic; db: Database } | undefined;

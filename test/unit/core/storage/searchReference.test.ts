@@ -307,12 +307,31 @@ describe('ranked search against a plain reference', function () {
       const all = reference(docs, text, 0, docs.length);
       const inP = new Set(docs.filter((_, i) => i % 3 !== 0).map((d) => d.id));
       const want = all.ids.filter((id) => inP.has(id));
-      const got = await l.progress.searchEntries({ projectId: 'p', text, limit: 20 });
-      assert.equal(got.total, want.length);
+      for (const offset of [0, 20]) {
+        const got = await l.progress.searchEntries({ projectId: 'p', text, limit: 20, offset });
+        assert.equal(got.total, want.length);
+        assert.deepEqual(
+          got.entries.map((e) => e.id),
+          want.slice(offset, offset + 20),
+        );
+        assert.deepEqual(got, await l.progress.searchEntries({ projectId: 'p', text, limit: 20, offset, startDate: '1970-01-01' }), `${text} through SQL`);
+      }
+      // The other project, from the same saved hits.
+      const inOther = all.ids.filter((id) => !inP.has(id));
       assert.deepEqual(
-        got.entries.map((e) => e.id),
-        want.slice(0, 20),
+        (await l.progress.searchEntries({ projectId: 'other', text, limit: 20 })).entries.map((e) => e.id),
+        inOther.slice(0, 20),
       );
     }
+    assert.equal(stats(l).builds, 3, 'one build per query, whichever project');
+    // An entry appended to one project is followed, in that project only.
+    const late = { id: 'late', title: `${words[0]!} ${words[0]!} ${words[0]!}`, content: words[0]!, createdAt: new Date(BASE + 10 ** 8).toISOString(), seq: seq++ };
+    docs.push(late);
+    await l.progress.insertEntry({ ...late, projectId: 'other', tags: [], agentId: null });
+    const top = await l.progress.searchEntries({ projectId: 'other', text: words[0]!, limit: 1 });
+    assert.equal(top.entries[0]?.id, reference(docs, words[0]!, 0, 1).ids[0]);
+    assert.equal(top.entries[0]?.id, 'late');
+    assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
+    assert.equal(stats(l).builds, 3);
   });
 });
