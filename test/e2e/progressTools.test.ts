@@ -137,6 +137,31 @@ describe('progress tools over stdio (dist/server.js)', function () {
       await chat.close();
     });
 
+    it('asks the model once for calls arriving together, and never while searching', async () => {
+      const dir = tempDir();
+      const db = path.join(dir, 'data.db');
+      const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: chat.baseUrl, AGENT_PROGRESS_MODEL: 'loopback-model' };
+      const s = await start({ db, env });
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const r = await call(s, 'log_progress', { projectId: 'p', title: `Search target ${i}`, content: `Journal rotation and the webhook ${i}.`, tags: ['ops'] });
+        ids.push((r.structuredContent as { id: string }).id);
+      }
+      for (const args of [{ text: 'journal' }, { text: 'webho*' }, { text: '"the webhook"' }, { query: 'target' }, { query: 'get 1', tags: ['ops'] }, { text: 'rotation -nothing' }]) {
+        for (let k = 0; k < 2; k++) {
+          const r = await call(s, 'search_logs', { projectId: 'p', limit: 5, ...args });
+          assert.ok((r.structuredContent as { total: number }).total > 0, JSON.stringify(args));
+        }
+      }
+      assert.equal(chat.requests.length, 0, 'searching asks no model');
+      const together = await Promise.all(Array.from({ length: 6 }, () => call(s, 'get_context', { projectId: 'p', id: ids[3]! })));
+      for (const r of together) assert.equal((r.structuredContent as { summary: string }).summary, 'Summarised by the loopback model.');
+      assert.equal(chat.requests.length, 1, 'one summary for six calls at once');
+      await call(s, 'get_context', { projectId: 'p', id: ids[3]! });
+      await call(s, 'search_logs', { projectId: 'p', text: 'journal', limit: 5 });
+      assert.equal(chat.requests.length, 1, 'then served from the ledger');
+    });
+
     it('calls the endpoint once, caches, falls back without caching, and never shows the key', async () => {
       const dir = tempDir();
       const db = path.join(dir, 'data.db');

@@ -214,6 +214,19 @@ describe('progress service', () => {
         assert.deepEqual(paged.entries.map((e) => e.id), sorted.slice(5, 12).map((x) => x.id), `${JSON.stringify(filter)} from 5`);
       }
     });
+    it('takes the last word typed as a prefix from its third letter on', async () => {
+      const s = service();
+      await s.logProgress({ projectId: 'typed', title: 'UI polish', content: 'Spacing of the ui.' });
+      await s.logProgress({ projectId: 'typed', title: 'Parse uint values', content: 'uint32 parsing.' });
+      await s.logProgress({ projectId: 'typed', title: 'Unrelated', content: 'Nothing here.' });
+      const titles = async (input: string): Promise<string[]> => (await s.quickSearch(input, { projectId: 'typed' })).entries.map((e) => e.title).sort();
+      assert.deepEqual(await titles('u'), [], 'one letter: the word "u" itself, not every word in u');
+      assert.deepEqual(await titles('ui'), ['UI polish']);
+      assert.deepEqual(await titles('uin'), ['Parse uint values']);
+      assert.deepEqual(await titles('spacing u'), []);
+      assert.deepEqual(await titles('spacing ui'), ['UI polish']);
+      assert.deepEqual(await titles('"the ui"'), ['UI polish']);
+    });
     it('ranks full-text matches, pages them, and gives each listed entry a snippet of its match', async () => {
       const s = service();
       await s.logProgress({ projectId: 'ranked', title: 'Mentions once', content: 'A long note about many things, and the journal once, among other words that dilute it a great deal.' });

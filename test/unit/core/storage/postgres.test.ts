@@ -56,11 +56,13 @@ describe('PostgreSQL backend helpers', () => {
   });
 
   it('builds text-search queries with the embedded engine\'s syntax', () => {
-    assert.equal(fullTextTsQuery('jwt tokens'), "'jwt' & 'tokens'");
-    assert.equal(fullTextTsQuery('"exact phrase" auth*'), "('exact' <-> 'phrase') & 'auth':*");
+    assert.equal(fullTextTsQuery('jwt tokens'), "('jwt' & 'tokens')");
+    assert.equal(fullTextTsQuery('"exact phrase" auth*'), "((('exact':A <-> 'phrase':A) | ('exact':B <-> 'phrase':B)) & 'auth':*)");
+    assert.equal(fullTextTsQuery('log_entr*'), "(('log':A <-> 'entr':*A) | ('log':B <-> 'entr':*B))");
     assert.equal(fullTextTsQuery('jwt -session'), "('jwt') & !('session')");
-    assert.equal(fullTextTsQuery('a b OR c'), "'a' & ('b' | 'c')");
-    assert.equal(fullTextTsQuery("'); DROP TABLE log_entries; --"), "'drop' & 'table' & ('log' <-> 'entries')");
+    // OR binds loosest, as in FTS4: (a AND b) OR c.
+    assert.equal(fullTextTsQuery('a b OR c'), "('a' & 'b') | 'c'");
+    assert.equal(fullTextTsQuery("'); DROP TABLE log_entries; --"), "('drop' & 'table' & (('log':A <-> 'entries':A) | ('log':B <-> 'entries':B)))");
     assert.equal(fullTextTsQuery('-only'), undefined);
     assert.equal(searchWords('Fixed OAuth-login, v2!'), 'fixed oauth login v2');
     assert.equal(numberPlaceholders("SELECT ? WHERE x = '?' AND y = ?"), "SELECT $1 WHERE x = '?' AND y = $2");
