@@ -18,7 +18,7 @@ import {
   type SearchLogsOutput,
 } from './schemas';
 import type { SummaryProvider, Summariser } from './summariser';
-import type { EntryListing, LogEntry, ProjectInfo, TagCount } from './types';
+import type { EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
 /** 12 characters of nanoid's URL-safe alphabet (seed §3.3). */
 export const newEntryId = (): string => nanoid(12);
@@ -87,6 +87,27 @@ export class ProgressService {
         throw err;
       }
     }
+  }
+
+  /**
+   * Stores an entry under an id the caller derived (session digests): false when that id is taken,
+   * which is how two processes writing the same digest end with one entry.
+   */
+  async logProgressOnce(raw: unknown, id: string): Promise<LogProgressOutput | false> {
+    const input = parseInput(logProgressInput, raw);
+    const createdAt = this.clock().toISOString();
+    try {
+      await this.deps.store.insertEntry({ id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null });
+    } catch (err) {
+      if (err instanceof LedgerError && err.code === 'conflict') return false;
+      throw err;
+    }
+    return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /** Caches a summary made elsewhere (a digest's), unless one is cached already. */
+  async cacheSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<void> {
+    await this.deps.store.saveSummary(projectId, id, summary, source);
   }
 
   async getContext(raw: unknown, options: GetContextOptions = {}): Promise<GetContextOutput> {
