@@ -142,7 +142,7 @@ const hookCommand: Command = {
   group: 'Session digests',
   summary: 'the command agent hooks run (context at SessionStart, a digest at Stop/SessionEnd)',
   exitCodeForUsage: 1,
-  usage: `Usage: agent-progress hook [--idle-minutes N] < hook.json
+  usage: `Usage: agent-progress hook [--format claude|gemini] [--exclude-provider P] [--exclude-folder DIR] < hook.json
 
 Run by an agent's hooks (Claude Code's SessionStart, Stop and SessionEnd; Gemini CLI's SessionStart
 and SessionEnd), with the hook's JSON on standard input (session_id, transcript_path, cwd,
@@ -150,27 +150,33 @@ hook_event_name, source).
   SessionStart  prints the latest entries of the project's progress log (the agent reads them)
   Stop          digests the session at once if it has no digest yet
   SessionEnd    digests the session, follow-up included
-Other events are ignored. Never exits 2 (which Claude Code would read as "block").`,
+  AfterAgent    (Gemini CLI) as Stop
+Other events are ignored. --format gemini prints Gemini CLI's JSON (the context as
+hookSpecificOutput.additionalContext). Never exits 2 (which the agents read as "block").`,
   async run(argv, ctx) {
-    const p = parseArgv(argv, { 'idle-minutes': { value: true } });
+    const p = parseArgv(argv, { format: { value: true }, 'exclude-provider': { value: true, repeat: true }, 'exclude-folder': { value: true, repeat: true } });
     if (p.positionals.length > 0) throw new UsageError(`Unexpected argument "${p.positionals[0]}"`);
+    const format = flagValue(p, 'format') ?? 'claude';
+    if (format !== 'claude' && format !== 'gemini') throw new UsageError('--format must be claude or gemini');
+    const excludeProviders = flagValues(p, 'exclude-provider');
+    for (const provider of excludeProviders) if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
     const input = parseHookInput(await ctx.readStdin(), ctx.cwd);
     const workspace = process.env.AGENT_PROGRESS_WORKSPACE?.trim() ? resolveWorkspace(process.env, input.cwd) : input.cwd;
     if (!isDirectory(workspace)) throw new LedgerError('not_found', `the hook's folder ${workspace} does not exist`);
     if (input.event === 'SessionStart') {
-      ctx.out.line(await sessionStartContext(ctx, workspace));
+      const context = await sessionStartContext(ctx, workspace);
+      // Claude Code adds plain stdout to the context; Gemini CLI reads JSON only.
+      ctx.out.line(format === 'gemini' ? JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } }) : context);
       return;
     }
+    if (format === 'gemini') ctx.out.line('{}');
     const force: DigestForce | undefined = input.event === 'Stop' || input.event === 'AfterAgent' ? 'first' : input.event === 'SessionEnd' ? 'all' : undefined;
     if (!force || !input.sessionId) return;
-    const idleRaw = flagValue(p, 'idle-minutes');
-    const idleMinutes = idleRaw === undefined ? undefined : Number(idleRaw);
-    if (idleMinutes !== undefined && !(idleMinutes >= 0)) throw new UsageError('--idle-minutes must be a number of minutes');
     const traces = await ctx.services.traces();
     const extra = claudeHomeOf(input.transcriptPath);
     const homes = traces.index.homesInUse;
     if (extra && !homes.claude_code.includes(extra)) traces.index.setHomes({ ...homes, claude_code: [...homes.claude_code, extra] });
-    const digests = await ctx.services.digests({ workspace, settings: idleMinutes !== undefined ? { idleMinutes } : {} });
+    const digests = await ctx.services.digests({ workspace, settings: { excludeProviders, excludeFolders: flagValues(p, 'exclude-folder') } });
     const run = await digests.run({ sessionId: input.sessionId, force });
     // Stop's output is not shown to the model; a line on stderr says what happened for --verbose users.
     for (const w of run.written) ctx.out.error(`agent-progress: digest ${w.entryId} written for session ${w.sessionId}`);

@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { digestEntryId } from '../../src/core/digests/digestService';
+import { HOOK_TARGETS, planHooks } from '../../src/extension/connect/agentHooks';
 import { cleanEnv, CLI } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { writeClaude, writeCodex } from '../helpers/traceFiles';
@@ -95,6 +96,28 @@ describe('session digests from the CLI', function () {
     const resumed = await hook({ hook_event_name: 'SessionStart', source: 'resume' });
     assert.match(resumed.stdout, /the latest 2 of 2 entries/);
     assert.match(resumed.stdout, /by claude_code:[0-9a-f]{8} \(session digest\): Turn 0:/);
+  });
+
+  it('the hooks Connect Agent Hooks writes parse, and their commands print the context for Claude Code and Gemini CLI', async () => {
+    const workspace = tempDir('ap-ws-');
+    const db = path.join(tempDir(), 'data.db');
+    const env = { AGENT_PROGRESS_TRACES_HOME: tempDir() };
+    assert.equal(cliSync(['--db', db, 'log', '--project', 'shop-web', '--title', 'Checkout fixed', '--content', 'Fixed it.'], env).status, 0);
+    const input = { node: { command: process.execPath, env: {} }, cliScript: CLI, ledgerPath: db, projectId: 'shop-web' };
+    for (const id of ['claude', 'gemini'] as const) {
+      const plan = planHooks(HOOK_TARGETS.find((t) => t.id === id)!, workspace, undefined, input);
+      const settings = JSON.parse(plan.after!) as { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> };
+      assert.ok(settings.hooks.SessionStart && settings.hooks.SessionEnd, id);
+      const command = settings.hooks.SessionStart[0]!.hooks[0]!.command;
+      const r = await run('/bin/sh', ['-c', command], { env, cwd: workspace, input: JSON.stringify({ session_id: 'abc', transcript_path: '/nowhere/x.jsonl', cwd: workspace, hook_event_name: 'SessionStart', source: 'startup' }) });
+      assert.equal(r.status, 0, r.stderr);
+      if (id === 'claude') assert.match(r.stdout, /^Agent Progress: the latest 1 of 1 entries in the progress log of project "shop-web"[\s\S]*: Checkout fixed \[/);
+      else {
+        const out = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+        assert.equal(out.hookSpecificOutput.hookEventName, 'SessionStart');
+        assert.match(out.hookSpecificOutput.additionalContext, /Checkout fixed/);
+      }
+    }
   });
 
   it('refuses hook input that is not the hook JSON without exit code 2 (which would block Claude)', async () => {
