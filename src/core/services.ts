@@ -164,11 +164,11 @@ export class Services {
    * Digests of this workspace's agent sessions into the progress log. With `overrides` (the CLI's
    * options, a hook's folder) a separate service for that workspace and those settings.
    */
-  async digests(overrides?: { workspace?: string; settings?: Partial<DigestSettings> }): Promise<DigestService> {
+  async digests(overrides?: { workspace?: string; settings?: Partial<DigestSettings>; traces?: () => Promise<TraceService> }): Promise<DigestService> {
     if (this.digestService && !overrides) return this.digestService;
     const workspace = overrides?.workspace ?? this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
     const service = new DigestService({
-      traces: () => this.traces(),
+      traces: overrides?.traces ?? (() => this.traces()),
       progress: () => this.progress(),
       summariser: this.endpointSummariser,
       logger: this.options.logger,
