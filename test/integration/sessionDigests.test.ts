@@ -81,4 +81,27 @@ describe('Session digests in VS Code', function () {
     assert.deepEqual(again?.written, []);
     assert.equal((await digestsIn()).length, 1);
   });
+
+  it('Connect Agent Hooks shows the diff without writing, then merges the hooks into Claude Code\'s existing settings', async () => {
+    const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const file = path.join(workspace, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const before = JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2);
+    fs.writeFileSync(file, before);
+    try {
+      const shown = (await vscode.commands.executeCommand(CommandIds.connectAgentHooks, { targets: ['claude'], write: false, show: false })) as { written: boolean; summary: string };
+      assert.equal(shown.written, false);
+      assert.equal(fs.readFileSync(file, 'utf8'), before);
+      assert.match(shown.summary, /```diff\n[\s\S]*\+ {6}"SessionStart": \[/);
+      const done = (await vscode.commands.executeCommand(CommandIds.connectAgentHooks, { targets: ['claude'], write: true, show: false })) as { written: boolean };
+      assert.equal(done.written, true);
+      const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as { permissions: unknown; hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+      assert.deepEqual(settings.permissions, { allow: ['Bash(npm test)'] });
+      assert.equal(settings.hooks.Stop![0]!.hooks[0]!.command, 'say done');
+      assert.match(settings.hooks.Stop![1]!.hooks[0]!.command, /dist\/cli\.js'? --db .* hook$/);
+      assert.equal(settings.hooks.SessionStart![0]!.matcher, 'startup|resume|clear|compact');
+    } finally {
+      fs.rmSync(path.join(workspace, '.claude'), { recursive: true, force: true });
+    }
+  });
 });
