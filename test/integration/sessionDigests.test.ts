@@ -92,7 +92,7 @@ describe('Session digests in VS Code', function () {
       const shown = (await vscode.commands.executeCommand(CommandIds.connectAgentHooks, { targets: ['claude'], write: false, show: false })) as { written: boolean; summary: string };
       assert.equal(shown.written, false);
       assert.equal(fs.readFileSync(file, 'utf8'), before);
-      assert.match(shown.summary, /```diff\n[\s\S]*\+ {6}"SessionStart": \[/);
+      assert.match(shown.summary, /```diff\n[\s\S]*\+ +"SessionStart": \[/);
       const done = (await vscode.commands.executeCommand(CommandIds.connectAgentHooks, { targets: ['claude'], write: true, show: false })) as { written: boolean };
       assert.equal(done.written, true);
       const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as { permissions: unknown; hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
