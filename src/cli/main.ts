@@ -18,8 +18,9 @@ import { processOutput, type Output } from './output';
 import { WORKFLOW_COMMANDS } from './workflowCommands';
 import { cliWording } from './wording';
 import { REVIEW_COMMANDS } from './reviewCommands';
+import { DIGEST_COMMANDS } from './digestCommands';
 
-const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS];
+const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS, ...DIGEST_COMMANDS];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -101,13 +102,13 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
   } catch (err) {
     if (err instanceof UsageError) {
       out.error(`agent-progress ${name}: ${err.message}. Run "agent-progress ${name} --help".`);
-      return 2;
+      return command.exitCodeForUsage ?? 2;
     }
     if (isLedgerError(err)) {
       const message = cliWording(err.message, command, COMMANDS.map((c) => c.name));
       if (wantsJson) out.json({ error: { ...err.toJSON(), message } });
       out.error(`agent-progress ${name}: ${message}`);
-      return err.code === 'invalid_argument' ? 2 : 1;
+      return err.code === 'invalid_argument' ? (command.exitCodeForUsage ?? 2) : 1;
     }
     out.error(`agent-progress ${name}: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
     return 1;

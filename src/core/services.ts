@@ -18,6 +18,7 @@ import { resolveTraceHomes, type TraceHomes } from './traces/homes';
 import { progressActivitySource, queueActivitySource, workflowActivitySource } from './traces/ledgerLink';
 import { TraceService } from './traces/traceService';
 import { TransferService } from './transfer/transferService';
+import { DEFAULT_IDLE_MINUTES, DigestService, type DigestSettings } from './digests/digestService';
 
 export interface ServicesOptions {
   config: Pick<Config, 'dbPath' | 'openai'> & Partial<Pick<Config, 'databaseUrl'>>;
@@ -35,6 +36,8 @@ export interface ServicesOptions {
   reviewWorkspace?: string;
   /** The clock entries, tasks and leases are dated by (tests give explicit times; default: now). */
   clock?: () => Date;
+  /** Session digests: capture settings and idle time (default: on, 10 minutes; the extension passes its settings). */
+  digests?: () => Partial<DigestSettings>;
 }
 
 export class Services {
@@ -45,11 +48,15 @@ export class Services {
   private reviewService: ReviewService | undefined;
   private traceService: TraceService | undefined;
   private transferService: TransferService | undefined;
+  private digestService: DigestService | undefined;
   readonly summariser: Summariser;
+  /** Only the endpoint the person configured: what digests of transcripts may be sent to. */
+  private readonly endpointSummariser: Summariser;
 
   constructor(private readonly options: ServicesOptions) {
     const openai = createOpenAiProvider(options.config.openai, options.logger);
     this.summariser = new Summariser([...(openai ? [openai] : []), ...(options.summaryProviders ?? [])], options.logger);
+    this.endpointSummariser = new Summariser(openai ? [openai] : [], options.logger);
   }
 
   get dbPath(): string {
@@ -153,6 +160,30 @@ export class Services {
     return this.traceService;
   }
 
+  /**
+   * Digests of this workspace's agent sessions into the progress log. With `overrides` (the CLI's
+   * options, a hook's folder) a separate service for that workspace and those settings.
+   */
+  async digests(overrides?: { workspace?: string; settings?: Partial<DigestSettings>; traces?: () => Promise<TraceService> }): Promise<DigestService> {
+    if (this.digestService && !overrides) return this.digestService;
+    const workspace = overrides?.workspace ?? this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
+    const service = new DigestService({
+      traces: overrides?.traces ?? (() => this.traces()),
+      progress: () => this.progress(),
+      summariser: this.endpointSummariser,
+      logger: this.options.logger,
+      workspace,
+      projectId: () => workflowProjectId(process.env, workspace),
+      settings: () => {
+        const given = { ...(this.options.digests?.() ?? {}), ...(overrides?.settings ?? {}) };
+        return { enabled: given.enabled ?? true, idleMinutes: given.idleMinutes ?? DEFAULT_IDLE_MINUTES, excludeProviders: given.excludeProviders ?? [], excludeFolders: given.excludeFolders ?? [] };
+      },
+      ...(this.options.clock ? { now: () => this.options.clock!().getTime() } : {}),
+    });
+    if (!overrides) this.digestService = service;
+    return service;
+  }
+
   async close(): Promise<void> {
     const pending = this.ledgerPromise;
     this.ledgerPromise = undefined;
@@ -161,6 +192,7 @@ export class Services {
     this.workflowService = undefined;
     this.reviewService = undefined;
     this.transferService = undefined;
+    this.digestService = undefined;
     if (!pending) return;
     try {
       await (await pending).close();

@@ -52,6 +52,8 @@ export const CommandIds = {
   resolveReviewThread: 'agentProgress.resolveReviewThread',
   reopenReviewThread: 'agentProgress.reopenReviewThread',
   connectAgents: 'agentProgress.connectAgents',
+  connectAgentHooks: 'agentProgress.connectAgentHooks',
+  digestSessions: 'agentProgress.digestSessions',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

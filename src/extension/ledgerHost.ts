@@ -12,6 +12,8 @@ import type { WorkflowService } from '../core/workflow/workflowService';
 import type { QueueService } from '../core/queue/queueService';
 import type { TransferService } from '../core/transfer/transferService';
 import type { ReviewService } from '../core/review/reviewService';
+import type { DigestService, DigestSettings } from '../core/digests/digestService';
+import type { TraceService } from '../core/traces/traceService';
 import { loadCore } from './core';
 
 const DEBOUNCE_MS = 100;
@@ -86,6 +88,12 @@ export class LedgerHost implements vscode.Disposable {
   async review(): Promise<ReviewService> {
     await this.ledger();
     return this.services.review();
+  }
+
+  /** Session digests of `workspace`, reading transcripts through the views' trace index. */
+  async digests(workspace: string, settings: DigestSettings, traces: () => Promise<TraceService>): Promise<DigestService> {
+    await this.ledger();
+    return this.services.digests({ workspace, settings, traces });
   }
 
   private announce(): void {

@@ -94,6 +94,27 @@ export class ProgressService {
     }
   }
 
+  /**
+   * Stores an entry under an id the caller derived (session digests): false when that id is taken,
+   * which is how two processes writing the same digest end with one entry.
+   */
+  async logProgressOnce(raw: unknown, id: string): Promise<LogProgressOutput | false> {
+    const input = parseInput(logProgressInput, raw);
+    const createdAt = this.clock().toISOString();
+    try {
+      await this.deps.store.insertEntry({ id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null });
+    } catch (err) {
+      if (err instanceof LedgerError && err.code === 'conflict') return false;
+      throw err;
+    }
+    return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /** Caches a summary made elsewhere (a digest's), unless one is cached already. */
+  async cacheSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<void> {
+    await this.deps.store.saveSummary(projectId, id, summary, source);
+  }
+
   async getContext(raw: unknown, options: GetContextOptions = {}): Promise<GetContextOutput> {
     const input = parseInput(getContextInput, raw);
     const entry = await this.requireEntry(input.projectId, input.id);
