@@ -8,7 +8,7 @@
 
 import * as path from 'node:path';
 import { lineDiff, withoutPassword } from './agentConfigs';
-import { formatJson, parseJsonConfig, type JsonObject } from './jsonMerge';
+import { parseJsonConfig, setJsonText, type JsonObject } from './jsonMerge';
 import { ConfigFormatError } from './tomlMerge';
 
 export type HookTargetId = 'claude' | 'gemini' | 'agents-md' | 'copilot-instructions';
@@ -48,7 +48,6 @@ export interface HookPlan {
   before: string | undefined;
   after: string | undefined;
   error?: string;
-  commentsDropped?: boolean;
 }
 
 /** A word for POSIX sh (Claude Code and Gemini CLI run hook commands through a shell). */
@@ -158,10 +157,8 @@ export function planHooks(target: HookTarget, workspace: string, existing: strin
         const command = hookCommand(input, 'gemini');
         for (const event of GEMINI_EVENTS) config = upsertHook(config, event, undefined, { name: 'agent-progress', type: 'command', command, timeout: 60_000 }, target.file);
       }
-      after = formatJson(config, existing?.includes('\r\n') ? '\r\n' : '\n');
-      // Nothing but formatting would change: leave the file as it is.
-      if (existing !== undefined && JSON.stringify(parseJsonConfig(existing, target.file).config) === JSON.stringify(config)) after = existing;
-      else if (parsed.hadComments) plan.commentsDropped = true;
+      // Edited in place (jsonc-parser): the file's comments, other keys and layout stay as written.
+      after = JSON.stringify(parsed.config) === JSON.stringify(config) && existing !== undefined ? existing : setJsonText(existing ?? '', ['hooks'], config.hooks);
     }
     plan.after = after;
     plan.status = existing === undefined ? 'create' : after !== existing ? 'update' : 'unchanged';
@@ -180,7 +177,6 @@ export function describeHookPlans(plans: readonly HookPlan[]): string {
     const what = plan.status === 'create' ? 'to be created' : plan.status === 'update' ? 'to be updated' : plan.status === 'error' ? 'not changed (error)' : 'already up to date';
     lines.push(`## ${plan.target.label}: \`${plan.target.file}\` ${what}`, '');
     if (plan.error) lines.push(plan.error, '');
-    if (plan.commentsDropped) lines.push('- the file has comments; it will be rewritten as plain JSON without them', '');
     if (plan.status === 'create' || plan.status === 'update') lines.push('```diff', ...lineDiff(plan.before, plan.after), '```', '');
   }
   lines.push(

@@ -72,3 +72,14 @@ export function upsertJsonServerText(text: string, rootKey: string, name: string
   if (!out.endsWith('\n')) out += formattingOptions.eol;
   return bom + out;
 }
+
+/** The text with the value at `at` set, edited in place like `upsertJsonServerText` (comments and layout kept). */
+export function setJsonText(text: string, at: readonly string[], value: unknown): string {
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  let out = text.slice(bom.length);
+  const formattingOptions = formattingOf(out);
+  if (out.trim() === '') out = '{}';
+  out = applyEdits(out, modify(out, [...at], value, { formattingOptions }));
+  if (!out.endsWith('\n')) out += formattingOptions.eol;
+  return bom + out;
+}

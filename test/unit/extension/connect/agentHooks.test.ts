@@ -4,6 +4,7 @@
 
 import * as assert from 'node:assert/strict';
 import { HOOK_TARGETS, hookCommand, isOwnHookCommand, planHooks, shellQuote, upsertSection, type HookInput } from '../../../../src/extension/connect/agentHooks';
+import { parseJsonConfig } from '../../../../src/extension/connect/jsonMerge';
 
 const input: HookInput = { node: { command: '/usr/bin/node', env: {} }, cliScript: '/ext/agent progress/dist/cli.js', ledgerPath: "/data/it's/data.db", projectId: 'shop' };
 const target = (id: string) => HOOK_TARGETS.find((t) => t.id === id)!;
@@ -37,10 +38,10 @@ describe('agent hooks planning', () => {
 
   it('writes Gemini CLI hooks in its format and refuses a settings file it cannot read', () => {
     const plan = planHooks(target('gemini'), '/ws', '{ // comment\n "mcpServers": {} }', input);
-    const after = JSON.parse(plan.after!) as { mcpServers: unknown; hooks: Record<string, { hooks: { name: string; type: string; command: string }[] }[]> };
+    assert.match(plan.after!, /^\{ \/\/ comment\n/, 'the comment is kept: the file is edited in place');
+    const after = parseJsonConfig(plan.after!, 'settings.json').config as { mcpServers: unknown; hooks: Record<string, { hooks: { name: string; type: string; command: string }[] }[]> };
     assert.deepEqual(Object.keys(after.hooks), ['SessionStart', 'AfterAgent', 'SessionEnd']);
     assert.equal(after.hooks.SessionStart![0]!.hooks[0]!.command, hookCommand(input, 'gemini'));
-    assert.equal(plan.commentsDropped, true);
     assert.deepEqual(after.mcpServers, {});
     for (const bad of ['{', '{"hooks": []}', '{"hooks": {"SessionStart": {}}}']) {
       const refused = planHooks(target('gemini'), '/ws', bad, input);
