@@ -13,8 +13,9 @@ import { LedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
 import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
 import { FileLock } from '../fileLock';
-import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
+import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, JOURNAL_MAGIC, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
 import { loadSqlJs } from './sqlJs';
+import { notRegular, openRegularSync, specialKind } from '../../regularFile';
 
 export type { SqlValue } from './journal';
 export type Row = Record<string, SqlValue>;
@@ -204,6 +205,21 @@ export class SqliteEngine {
     } catch (err) {
       throw new LedgerError('unavailable', `The ledger folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}). Choose another path with AGENT_PROGRESS_DB_PATH or fix its permissions.`);
     }
+    // A device, a FIFO or a socket at the ledger's paths is never read, renamed or replaced.
+    for (const [file, what] of [
+      [options.file, 'The ledger path'],
+      [`${options.file}.journal`, 'The ledger journal'],
+      [`${options.file}.lock`, 'The ledger lock'],
+    ] as const) {
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.statSync(file);
+      } catch {
+        st = undefined;
+      }
+      const kind = st && specialKind(st);
+      if (kind) throw notRegular(file, what, kind);
+    }
     const engine = new SqliteEngine(sql, options);
     await engine.load();
     if (options.watch) engine.startWatching();
@@ -354,15 +370,38 @@ export class SqliteEngine {
   private readSnapshot(): 'ok' | 'corrupt' {
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(this.file);
+      const fd = openRegularSync(this.file, 'The ledger path');
+      try {
+        bytes = Buffer.alloc(fs.fstatSync(fd).size);
+        let done = 0;
+        while (done < bytes.length) {
+          const n = fs.readSync(fd, bytes, done, bytes.length - done, done);
+          if (n === 0) break;
+          done += n;
+        }
+        bytes = bytes.subarray(0, done);
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         this.adoptEmpty();
         return 'ok';
       }
+      if (err instanceof LedgerError) throw err;
       throw new LedgerError('unavailable', `Cannot read the ledger ${this.file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
     }
-    if (bytes.length < 100 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 'corrupt';
+    if (bytes.length < 16 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) {
+      // Only a file that is recognisably ours may be moved aside: a damaged snapshot beside our
+      // journal. Anything else (a text file, an empty file) is a person's, and is left alone.
+      if (this.journalIsOurs()) return 'corrupt';
+      throw new LedgerError(
+        'invalid_argument',
+        `${this.file} is not an Agent Progress ledger (it is not a SQLite database). It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH, --db), or move the file away if it is a damaged ledger.`,
+        { details: { path: this.file } },
+      );
+    }
+    if (bytes.length < 100) return 'corrupt';
     const appId = bytes.readUInt32BE(68);
     if (appId !== APPLICATION_ID) {
       throw new LedgerError(
@@ -425,6 +464,22 @@ export class SqliteEngine {
     this.logger.error(notice);
   }
 
+  /** True when the journal beside the ledger starts with our magic number (whatever else is wrong with it). */
+  private journalIsOurs(): boolean {
+    let fd: number;
+    try {
+      fd = openRegularSync(this.journalPath, 'The ledger journal');
+    } catch {
+      return false;
+    }
+    try {
+      const head = Buffer.alloc(4);
+      return fs.readSync(fd, head, 0, 4, 0) === 4 && head.readUInt32LE(0) === JOURNAL_MAGIC;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   private openJournalFile(): OpenJournal | undefined {
     const opened = this.tryOpenJournalFile();
     if (typeof opened === 'string') {
@@ -436,9 +491,10 @@ export class SqliteEngine {
   private tryOpenJournalFile(): OpenJournal | string | undefined {
     let fd: number;
     try {
-      fd = fs.openSync(this.journalPath, 'r+');
+      fd = openRegularSync(this.journalPath, 'The ledger journal', 'r+');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (err instanceof LedgerError) throw err;
       throw new LedgerError('unavailable', `Cannot open the ledger journal ${this.journalPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
     }
     const head = Buffer.alloc(HEADER_SIZE);
@@ -446,6 +502,14 @@ export class SqliteEngine {
     const header = decodeHeader(head.subarray(0, n));
     if (typeof header === 'string') {
       fs.closeSync(fd);
+      if (n < 4 || head.readUInt32LE(0) !== JOURNAL_MAGIC) {
+        // Not ours at all: a person's file that happens to sit where our journal would.
+        throw new LedgerError(
+          'invalid_argument',
+          `${this.journalPath} is not an Agent Progress journal. It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH, --db) or move that file away.`,
+          { details: { path: this.journalPath } },
+        );
+      }
       return header;
     }
     const st = fs.fstatSync(fd);
