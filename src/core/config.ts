@@ -6,11 +6,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { invalidArgument } from './errors';
+import { invalidArgument, isLedgerError } from './errors';
+import { readRegularTextSync } from './regularFile';
 import { isLogLevel, type LogLevel } from './log';
 import { checkPostgresUrl, redactUrl } from './storage/postgres/url';
 
 export const CONFIG_FILE_NAME = 'agent-progress.config.json';
+const MAX_CONFIG_BYTES = 1 << 20;
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -97,8 +99,9 @@ function expandVars(value: string, env: Env, where: string, warnings: string[]):
 function readConfigFile(file: string): FileShape {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularTextSync(file, { maxBytes: MAX_CONFIG_BYTES, what: 'The config file' });
   } catch (err) {
+    if (isLedgerError(err)) throw err;
     throw invalidArgument(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'read failed'}. Fix its permissions or remove it.`);
   }
   let parsed: unknown;

@@ -78,16 +78,24 @@ export function readRegularTextSync(file: string, options: { maxBytes: number; w
   return readRegularFileSync(file, options).toString('utf8');
 }
 
+/** Opens a regular file for reading without blocking the event loop; the caller closes the handle. */
+export async function openRegular(file: string, what: string): Promise<fs.promises.FileHandle> {
+  const kind = specialKind(await fs.promises.stat(file));
+  if (kind) throw notRegular(file, what, kind);
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | NONBLOCK);
+  const now = specialKind(await handle.stat());
+  if (now) {
+    await handle.close();
+    throw notRegular(file, what, now);
+  }
+  return handle;
+}
+
 /** The asynchronous form, for callers that must not block the event loop on a large file. */
 export async function readRegularFile(file: string, options: { maxBytes: number; what: string }): Promise<Buffer> {
-  const before = await fs.promises.stat(file);
-  const kind = specialKind(before);
-  if (kind) throw notRegular(file, options.what, kind);
-  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | NONBLOCK);
+  const handle = await openRegular(file, options.what);
   try {
     const st = await handle.stat();
-    const now = specialKind(st);
-    if (now) throw notRegular(file, options.what, now);
     if (st.size > options.maxBytes) throw tooLarge(file, options.what, options.maxBytes);
     const chunks: Buffer[] = [];
     let total = 0;
