@@ -57,9 +57,24 @@ export interface CheckpointPolicy {
   idleMinBytes: number;
   /** ...nor below this fraction of the snapshot: exporting a large ledger blocks for a moment. */
   idleSnapshotRatio: number;
+  /**
+   * Up to this snapshot size, the file at the ledger path holds every write within `freshMs` of
+   * quiet (at most 5 x freshMs under steady writes), and a process that wrote snapshots before
+   * it closes: `sqlite3 data.db` shows what was just logged. Larger ledgers follow the idle rule.
+   */
+  freshMaxBytes: number;
+  freshMs: number;
 }
 
-export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapshotRatio: 0.5, idleMs: 15_000, idleMinBytes: 256 << 10, idleSnapshotRatio: 0.05 };
+export const DEFAULT_CHECKPOINT: CheckpointPolicy = {
+  minBytes: 8 << 20,
+  snapshotRatio: 0.5,
+  idleMs: 15_000,
+  idleMinBytes: 256 << 10,
+  idleSnapshotRatio: 0.05,
+  freshMaxBytes: 64 << 20,
+  freshMs: 1_000,
+};
 
 export interface EngineOptions {
   /** Ledger (snapshot) path; companion files sit beside it. */
@@ -176,6 +191,10 @@ export class SqliteEngine {
   private readonly policy: CheckpointPolicy | undefined;
   private readonly listeners = new Set<(change: EngineChange) => void>();
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the oldest write not yet in a snapshot was made by this process (the fresh-snapshot rule). */
+  private freshSince: number | undefined;
+  /** This process wrote since it opened the ledger: it leaves a current snapshot when it closes. */
+  private wrote = false;
   private checkpointQueued = false;
   private watcher: fs.FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -295,6 +314,10 @@ export class SqliteEngine {
     this.stopWatching();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     await this.mutex.idle();
+    if (this.wrote && this.policy && this.snapshotBytes <= this.policy.freshMaxBytes && !this.tooNew) {
+      // A short-lived writer (the CLI) leaves the file at the ledger path current.
+      await this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+    }
     this.closed = true;
     if (this.journal) fs.closeSync(this.journal.fd);
     this.journal = undefined;
@@ -727,6 +750,7 @@ export class SqliteEngine {
     journal.offset += record.length;
     this.lastSeq = seq;
     this.changes = changes;
+    this.wrote = true;
     this.emit({ foreign: false, seq, maintenance });
     this.scheduleCheckpointIfDue();
     return result;
@@ -820,6 +844,8 @@ export class SqliteEngine {
     const bytes = this.db.export();
     this.afterOpen(this.db);
     writeFileAtomicSync(this.file, bytes);
+    this.freshSince = undefined;
+    this.removeStaleTempsLocked();
     // The snapshot is durable; from here a crash leaves a stale journal that the next writer replaces.
     fs.closeSync(journal.fd);
     this.journal = undefined;
@@ -830,6 +856,34 @@ export class SqliteEngine {
     this.checkpoints++;
     this.logger.debug(`Snapshot of ${bytes.length} bytes written in ${Date.now() - started} ms (generation ${nextGen}, seq ${this.lastSeq})`);
     return true;
+  }
+
+  /**
+   * Under the lock, no process is writing a snapshot or a journal: temp files of ours left beside
+   * the ledger were cut off by a crash (kill -9). Only names exactly of our making are removed.
+   */
+  private removeStaleTempsLocked(): void {
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file);
+    const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const ours = new RegExp(`^${escaped}(\\.journal)?\\.tmp-\\d+-[0-9a-f]{8}$`);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!ours.test(name)) continue;
+      const full = path.join(dir, name);
+      try {
+        if (!fs.lstatSync(full).isFile()) continue;
+        fs.unlinkSync(full);
+        this.logger.info(`Removed ${full}, a temporary file a stopped process left behind`);
+      } catch {
+        // gone already, or not ours to remove
+      }
+    }
   }
 
   private scheduleCheckpointIfDue(): void {
@@ -846,6 +900,18 @@ export class SqliteEngine {
       return;
     }
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (journalBytes > 0 && this.snapshotBytes <= policy.freshMaxBytes) {
+      const now = Date.now();
+      this.freshSince ??= now;
+      const at = Math.min(now + policy.freshMs, this.freshSince + 5 * policy.freshMs);
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+      }, Math.max(0, at - now));
+      this.idleTimer.unref();
+      return;
+    }
     if (journalBytes < Math.max(policy.idleMinBytes, this.snapshotBytes * policy.idleSnapshotRatio)) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
