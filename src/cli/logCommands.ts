@@ -1,8 +1,9 @@
 // CLI commands of the progress log: log, search, show, projects. Thin wrappers over
 // ProgressService; the same validation and messages as the MCP tools.
 
-import * as fs from 'node:fs';
+import { isLedgerError } from '../core/errors';
 import { defaultProjectId } from '../core/projectId';
+import { readRegularTextSync } from '../core/regularFile';
 import { flagSet, flagValue, flagValues, parseArgv, UsageError, type Parsed } from './args';
 import type { Command, CommandContext } from './command';
 
@@ -47,8 +48,9 @@ Options:
     if (content !== undefined && file !== undefined) throw new UsageError('Give --content or --content-file, not both');
     if (file !== undefined) {
       try {
-        content = fs.readFileSync(file, 'utf8');
+        content = readRegularTextSync(file, { maxBytes: 16 << 20, what: '--content-file' });
       } catch (err) {
+        if (isLedgerError(err)) throw err;
         throw new UsageError(`Cannot read --content-file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
       }
     } else if (content === '-' || (content === undefined && !ctx.stdinIsTty)) {

@@ -30,7 +30,7 @@ function usage(): string {
       .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
       .join('\n')}`,
   );
-  return `Usage: agent-progress [--db PATH|URL] COMMAND [options]
+  return `Usage: agent-progress [--db PATH|URL] [--config FILE] COMMAND [options]
 
 The Agent Progress ledger from a terminal: the same ledger the MCP server and the VS Code view use.
 
@@ -39,6 +39,9 @@ ${sections.join('\n\n')}
 Global options:
   --db PATH    ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db),
                or a PostgreSQL connection string (default: $AGENT_PROGRESS_DATABASE_URL)
+  --config FILE  a trusted config file (default: $AGENT_PROGRESS_CONFIG); without it, the user's
+               ~/.config/agent-progress/config.json, then ./agent-progress.config.json with its
+               harmless keys only (openai.model, logging.level)
   --help       show help (after a command: that command's help)
   --version    print the version
 
@@ -57,6 +60,7 @@ function readStdin(): Promise<string> {
 
 export async function runCli(argv: string[], out: Output, io: { cwd: string; stdinIsTty: boolean; readStdin: () => Promise<string> }): Promise<number> {
   let db: string | undefined;
+  let configFile: string | undefined;
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -67,6 +71,13 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
         return 2;
       }
     } else if (arg.startsWith('--db=')) db = arg.slice(5);
+    else if (arg === '--config') {
+      configFile = argv[++i];
+      if (configFile === undefined || configFile.trim() === '') {
+        out.error('agent-progress: --config needs a file path');
+        return 2;
+      }
+    } else if (arg.startsWith('--config=')) configFile = arg.slice(9);
     else rest.push(arg);
   }
   const [name, ...args] = rest;
@@ -92,9 +103,10 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
   try {
     // --db takes a file path or a PostgreSQL connection string; either one replaces the other from the environment.
     const dbEnv = db === undefined ? {} : isPostgresUrl(db) ? { AGENT_PROGRESS_DATABASE_URL: db } : { AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_DATABASE_URL: '' };
-    const config = loadConfig({ env: { ...process.env, ...dbEnv }, cwd: io.cwd });
+    const config = loadConfig({ env: { ...process.env, ...dbEnv }, cwd: io.cwd, ...(configFile !== undefined ? { configFile } : {}) });
     const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, sink: (line) => out.error(line) });
     logger.addSecret(config.openai.apiKey);
+    for (const warning of config.warnings) logger.warn(warning);
     services = new Services({ config, logger });
     const ctx: CommandContext = { services, out, cwd: io.cwd, readStdin: io.readStdin, stdinIsTty: io.stdinIsTty };
     await command.run(args, ctx);

@@ -198,13 +198,13 @@ describe('progress tools over stdio (dist/server.js)', function () {
       }
     });
 
-    it('reads the key from agent-progress.config.json with ${VAR} expansion', async () => {
+    it('reads the key from a trusted config file (AGENT_PROGRESS_CONFIG) with ${VAR} expansion', async () => {
       const dir = tempDir();
       fs.writeFileSync(
         path.join(dir, 'agent-progress.config.json'),
         JSON.stringify({ openai: { apiKey: '${MY_SUMMARY_KEY}', baseUrl: chat.baseUrl, model: 'from-file' } }),
       );
-      const s = await start({ db: path.join(dir, 'data.db'), env: { MY_SUMMARY_KEY: KEY }, cwd: dir });
+      const s = await start({ db: path.join(dir, 'data.db'), env: { MY_SUMMARY_KEY: KEY, AGENT_PROGRESS_CONFIG: path.join(dir, 'agent-progress.config.json') }, cwd: dir });
       const { id } = (await call(s, 'log_progress', { projectId: 'p', title: 't', content: 'c' })).structuredContent as { id: string };
       await call(s, 'get_context', { projectId: 'p', id });
       assert.equal(chat.requests[0]!.body.model, 'from-file');

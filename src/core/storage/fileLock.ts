@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { LedgerError } from '../errors';
 import type { Logger } from '../log';
 import { FILE_MODE } from './files';
+import { readRegularTextSync } from '../regularFile';
 
 interface Owner {
   pid: number;
@@ -113,7 +114,7 @@ export class FileLock {
   private readOwner(file = this.lockPath): Owner | 'empty' | undefined {
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readRegularTextSync(file, { maxBytes: 64 << 10, what: 'The ledger lock' });
     } catch {
       return undefined;
     }

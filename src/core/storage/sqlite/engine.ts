@@ -14,8 +14,9 @@ import { silentLogger, type Logger } from '../../log';
 import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
 import { FileLock } from '../fileLock';
 import type { TailRecovery } from '../store';
-import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
+import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, JOURNAL_MAGIC, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
 import { loadSqlJs } from './sqlJs';
+import { notRegular, openRegularSync, specialKind } from '../../regularFile';
 
 export type { SqlValue } from './journal';
 export type Row = Record<string, SqlValue>;
@@ -57,9 +58,24 @@ export interface CheckpointPolicy {
   idleMinBytes: number;
   /** ...nor below this fraction of the snapshot: exporting a large ledger blocks for a moment. */
   idleSnapshotRatio: number;
+  /**
+   * Up to this snapshot size, the file at the ledger path holds every write within `freshMs` of
+   * quiet (at most 5 x freshMs under steady writes), and a process that wrote snapshots before
+   * it closes: `sqlite3 data.db` shows what was just logged. Larger ledgers follow the idle rule.
+   */
+  freshMaxBytes: number;
+  freshMs: number;
 }
 
-export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapshotRatio: 0.5, idleMs: 15_000, idleMinBytes: 256 << 10, idleSnapshotRatio: 0.05 };
+export const DEFAULT_CHECKPOINT: CheckpointPolicy = {
+  minBytes: 8 << 20,
+  snapshotRatio: 0.5,
+  idleMs: 15_000,
+  idleMinBytes: 256 << 10,
+  idleSnapshotRatio: 0.05,
+  freshMaxBytes: 64 << 20,
+  freshMs: 1_000,
+};
 
 export interface EngineOptions {
   /** Ledger (snapshot) path; companion files sit beside it. */
@@ -197,6 +213,10 @@ export class SqliteEngine {
   private readonly policy: CheckpointPolicy | undefined;
   private readonly listeners = new Set<(change: EngineChange) => void>();
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the oldest write not yet in a snapshot was made by this process (the fresh-snapshot rule). */
+  private freshSince: number | undefined;
+  /** This process wrote since it opened the ledger: it leaves a current snapshot when it closes. */
+  private wrote = false;
   private checkpointQueued = false;
   private watcher: fs.FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -227,6 +247,21 @@ export class SqliteEngine {
       fs.accessSync(dir, fs.constants.W_OK);
     } catch (err) {
       throw new LedgerError('unavailable', `The ledger folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}). Choose another path with AGENT_PROGRESS_DB_PATH or fix its permissions.`);
+    }
+    // A device, a FIFO or a socket at the ledger's paths is never read, renamed or replaced.
+    for (const [file, what] of [
+      [options.file, 'The ledger path'],
+      [`${options.file}.journal`, 'The ledger journal'],
+      [`${options.file}.lock`, 'The ledger lock'],
+    ] as const) {
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.statSync(file);
+      } catch {
+        st = undefined;
+      }
+      const kind = st && specialKind(st);
+      if (kind) throw notRegular(file, what, kind);
     }
     const engine = new SqliteEngine(sql, options);
     await engine.load();
@@ -303,6 +338,10 @@ export class SqliteEngine {
     this.stopWatching();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     await this.mutex.idle();
+    if (this.wrote && this.policy && this.snapshotBytes <= this.policy.freshMaxBytes && !this.tooNew) {
+      // A short-lived writer (the CLI) leaves the file at the ledger path current.
+      await this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+    }
     this.closed = true;
     if (this.journal) fs.closeSync(this.journal.fd);
     this.journal = undefined;
@@ -378,15 +417,38 @@ export class SqliteEngine {
   private readSnapshot(): 'ok' | 'corrupt' {
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(this.file);
+      const fd = openRegularSync(this.file, 'The ledger path');
+      try {
+        bytes = Buffer.alloc(fs.fstatSync(fd).size);
+        let done = 0;
+        while (done < bytes.length) {
+          const n = fs.readSync(fd, bytes, done, bytes.length - done, done);
+          if (n === 0) break;
+          done += n;
+        }
+        bytes = bytes.subarray(0, done);
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         this.adoptEmpty();
         return 'ok';
       }
+      if (err instanceof LedgerError) throw err;
       throw new LedgerError('unavailable', `Cannot read the ledger ${this.file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
     }
-    if (bytes.length < 100 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 'corrupt';
+    if (bytes.length < 16 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) {
+      // Only a file that is recognisably ours may be moved aside: a damaged snapshot beside our
+      // journal. Anything else (a text file, an empty file) is a person's, and is left alone.
+      if (this.journalIsOurs()) return 'corrupt';
+      throw new LedgerError(
+        'invalid_argument',
+        `${this.file} is not an Agent Progress ledger (it is not a SQLite database). It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH, --db), or move the file away if it is a damaged ledger.`,
+        { details: { path: this.file } },
+      );
+    }
+    if (bytes.length < 100) return 'corrupt';
     const appId = bytes.readUInt32BE(68);
     if (appId !== APPLICATION_ID) {
       throw new LedgerError(
@@ -449,6 +511,22 @@ export class SqliteEngine {
     this.logger.error(notice);
   }
 
+  /** True when the journal beside the ledger starts with our magic number (whatever else is wrong with it). */
+  private journalIsOurs(): boolean {
+    let fd: number;
+    try {
+      fd = openRegularSync(this.journalPath, 'The ledger journal');
+    } catch {
+      return false;
+    }
+    try {
+      const head = Buffer.alloc(4);
+      return fs.readSync(fd, head, 0, 4, 0) === 4 && head.readUInt32LE(0) === JOURNAL_MAGIC;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   private openJournalFile(): OpenJournal | undefined {
     const opened = this.tryOpenJournalFile();
     if (typeof opened === 'string') {
@@ -460,9 +538,10 @@ export class SqliteEngine {
   private tryOpenJournalFile(): OpenJournal | string | undefined {
     let fd: number;
     try {
-      fd = fs.openSync(this.journalPath, 'r+');
+      fd = openRegularSync(this.journalPath, 'The ledger journal', 'r+');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (err instanceof LedgerError) throw err;
       throw new LedgerError('unavailable', `Cannot open the ledger journal ${this.journalPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
     }
     const head = Buffer.alloc(HEADER_SIZE);
@@ -470,6 +549,14 @@ export class SqliteEngine {
     const header = decodeHeader(head.subarray(0, n));
     if (typeof header === 'string') {
       fs.closeSync(fd);
+      if (n < 4 || head.readUInt32LE(0) !== JOURNAL_MAGIC) {
+        // Not ours at all: a person's file that happens to sit where our journal would.
+        throw new LedgerError(
+          'invalid_argument',
+          `${this.journalPath} is not an Agent Progress journal. It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH, --db) or move that file away.`,
+          { details: { path: this.journalPath } },
+        );
+      }
       return header;
     }
     const st = fs.fstatSync(fd);
@@ -742,6 +829,7 @@ export class SqliteEngine {
     journal.offset += record.length;
     this.lastSeq = seq;
     this.changes = changes;
+    this.wrote = true;
     this.emit({ foreign: false, seq, maintenance });
     this.scheduleCheckpointIfDue();
     return result;
@@ -835,6 +923,8 @@ export class SqliteEngine {
     const bytes = this.db.export();
     this.afterOpen(this.db);
     writeFileAtomicSync(this.file, bytes);
+    this.freshSince = undefined;
+    this.removeStaleTempsLocked();
     // The snapshot is durable; from here a crash leaves a stale journal that the next writer replaces.
     fs.closeSync(journal.fd);
     this.journal = undefined;
@@ -845,6 +935,34 @@ export class SqliteEngine {
     this.checkpoints++;
     this.logger.debug(`Snapshot of ${bytes.length} bytes written in ${Date.now() - started} ms (generation ${nextGen}, seq ${this.lastSeq})`);
     return true;
+  }
+
+  /**
+   * Under the lock, no process is writing a snapshot or a journal: temp files of ours left beside
+   * the ledger were cut off by a crash (kill -9). Only names exactly of our making are removed.
+   */
+  private removeStaleTempsLocked(): void {
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file);
+    const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const ours = new RegExp(`^${escaped}(\\.journal)?\\.tmp-\\d+-[0-9a-f]{8}$`);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!ours.test(name)) continue;
+      const full = path.join(dir, name);
+      try {
+        if (!fs.lstatSync(full).isFile()) continue;
+        fs.unlinkSync(full);
+        this.logger.info(`Removed ${full}, a temporary file a stopped process left behind`);
+      } catch {
+        // gone already, or not ours to remove
+      }
+    }
   }
 
   private scheduleCheckpointIfDue(): void {
@@ -861,6 +979,18 @@ export class SqliteEngine {
       return;
     }
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (journalBytes > 0 && this.snapshotBytes <= policy.freshMaxBytes) {
+      const now = Date.now();
+      this.freshSince ??= now;
+      const at = Math.min(now + policy.freshMs, this.freshSince + 5 * policy.freshMs);
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+      }, Math.max(0, at - now));
+      this.idleTimer.unref();
+      return;
+    }
     if (journalBytes < Math.max(policy.idleMinBytes, this.snapshotBytes * policy.idleSnapshotRatio)) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;

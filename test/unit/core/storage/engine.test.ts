@@ -295,19 +295,46 @@ describe('storage engine', () => {
     assert.deepEqual(again.files, []);
   });
 
-  it('moves an unreadable ledger aside, names it, and starts afresh', async () => {
+  it('moves a damaged ledger aside, names it, and starts afresh', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
-    fs.writeFileSync(file, 'definitely not a sqlite database, but somebody\'s data '.repeat(10));
-    const original = fs.readFileSync(file);
+    const a0 = await open(file);
+    await put(a0, 'lost', '1');
+    await a0.checkpoint();
+    await a0.close();
+    // The SQLite header and our application id survive; the pages after them do not.
+    const damaged = Buffer.concat([fs.readFileSync(file).subarray(0, 100), Buffer.alloc(4096, 0xee)]);
+    fs.writeFileSync(file, damaged);
     const a = await open(file);
     assert.equal(a.notices.length, 1);
     const moved = fs.readdirSync(dir).find((f) => f.startsWith('data.db.corrupt-'));
     assert.ok(moved, fs.readdirSync(dir).join(', '));
     assert.ok(a.notices[0]!.includes(path.join(dir, moved)), a.notices[0]);
-    assert.deepEqual(fs.readFileSync(path.join(dir, moved)), original);
+    assert.deepEqual(fs.readFileSync(path.join(dir, moved)), damaged);
     await put(a, 'fresh', '1');
     assert.deepEqual(all(a), { fresh: '1' });
+  });
+
+  it('moves a snapshot that is not SQLite aside only when our journal sits beside it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a0 = await open(file);
+    await put(a0, 'k', '1');
+    await a0.close();
+    fs.writeFileSync(file, 'overwritten by accident');
+    const a = await open(file);
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('data.db.corrupt-')));
+    assert.equal(a.notices.length, 1);
+  });
+
+  it('refuses a file that is not a ledger (a person\'s text file) and changes nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'notes.txt');
+    fs.writeFileSync(file, 'definitely not a sqlite database, but somebody\'s data '.repeat(10));
+    const original = fs.readFileSync(file);
+    await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && err.code === 'invalid_argument' && err.message.includes(file) && /not an Agent Progress ledger/.test(err.message));
+    assert.deepEqual(fs.readFileSync(file), original);
+    assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
   });
 
   it('refuses a SQLite file that is not a ledger, and leaves it untouched', async () => {
@@ -324,14 +351,24 @@ describe('storage engine', () => {
     assert.deepEqual(fs.readdirSync(dir), ['app.db']);
   });
 
-  it('moves an unreadable journal aside and continues from the snapshot', async () => {
+  it('refuses a journal that is not ours and changes nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    fs.writeFileSync(`${file}.journal`, 'a person\'s own file that happens to have this name');
+    await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && err.message.includes(`${file}.journal`) && /not an Agent Progress journal/.test(err.message));
+    assert.deepEqual(fs.readdirSync(dir), ['data.db.journal']);
+  });
+
+  it('moves a damaged journal of ours aside and continues from the snapshot', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
     const a = await open(file);
     await put(a, 'in-snapshot', '1');
     await a.checkpoint();
     await a.close();
-    fs.writeFileSync(`${file}.journal`, 'garbage header that is long enough to be read');
+    const journal = fs.readFileSync(`${file}.journal`);
+    journal[10] = journal[10]! ^ 0xff; // our magic number, a header checksum that no longer matches
+    fs.writeFileSync(`${file}.journal`, journal);
     const b = await open(file);
     assert.deepEqual(all(b), { 'in-snapshot': '1' });
     assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('data.db.journal.unreadable-')));

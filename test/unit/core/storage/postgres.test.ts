@@ -24,12 +24,13 @@ const operator = { kind: 'operator' as const, name: 'tester' };
 describe('PostgreSQL backend helpers', () => {
   useTempDirs();
 
-  it('takes the connection string from the environment, else the config file (with ${VAR}), and refuses another scheme', () => {
+  it('takes the connection string from the environment, else a trusted config file (with ${VAR}), and refuses another scheme', () => {
     const dir = tempDir();
     assert.equal(loadConfig({ env: {}, cwd: dir }).databaseUrl, undefined);
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/x' }, cwd: dir }).databaseUrl, 'postgres://ap@db/x');
     fs.writeFileSync(path.join(dir, 'agent-progress.config.json'), JSON.stringify({ databaseUrl: 'postgres://ap:${AP_DB_PW}@db/team' }));
-    const fromFile = loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir });
+    assert.equal(loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir }).databaseUrl, undefined, 'not from a working folder\'s file');
+    const fromFile = loadConfig({ env: { AP_DB_PW: 'pw-from-env', AGENT_PROGRESS_CONFIG: path.join(dir, 'agent-progress.config.json') }, cwd: dir });
     assert.equal(fromFile.databaseUrl, 'postgres://ap:pw-from-env@db/team');
     assert.equal(ledgerLabel(fromFile), 'PostgreSQL postgres://ap:[redacted]@db/team');
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/env' }, cwd: dir }).databaseUrl, 'postgres://ap@db/env', 'the environment wins');
