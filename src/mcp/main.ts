@@ -261,7 +261,16 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     void toolsetCheck.close();
-    const { token, source } = httpToken(process.env, `${config.dbPath}.http-token`);
+    let token: string;
+    let source: string;
+    try {
+      const chosen = httpToken(process.env, `${config.dbPath}.http-token`);
+      ({ token, source } = chosen);
+      if (chosen.warning) logger.warn(chosen.warning);
+    } catch (err) {
+      process.stderr.write(`agent-progress-mcp: ${(err as Error).message}\n`);
+      process.exit(2);
+    }
     logger.addSecret(token);
     let http;
     try {
