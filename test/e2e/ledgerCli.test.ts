@@ -6,6 +6,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { silentLogger } from '../../src/core/log';
+import { Services } from '../../src/core/services';
 import { HEADER_SIZE, parseRecordAt } from '../../src/core/storage/sqlite/journal';
 import { cleanEnv, CLI } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
@@ -100,12 +102,14 @@ describe('the CLI ledger commands', function () {
     }
   });
 
-  it('warns of a damaged journal byte that hides later entries, and recover-ledger brings them back', () => {
+  it('warns of a damaged journal byte that hides later entries, and recover-ledger brings them back', async () => {
     const db = path.join(tempDir(), 'ledger', 'data.db');
-    for (const title of ['First change', 'Second change', 'Third change']) {
-      const r = cli(db, ['log', '-p', 'shop', '--title', title, '--content', `${title}, in detail.`]);
-      assert.equal(r.status, 0, r.stderr);
-    }
+    // Written by a long-running writer that has not snapshotted yet (a server between snapshots):
+    // the CLI leaves a snapshot as it exits, so its writes would not stay in the journal.
+    const writer = new Services({ config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silentLogger, ledger: { checkpoint: false } });
+    const progress = await writer.progress();
+    for (const title of ['First change', 'Second change', 'Third change']) await progress.logProgress({ projectId: 'shop', title, content: `${title}, in detail.` });
+    await writer.close();
     // One flipped byte inside the record that logged the second entry.
     const journal = `${db}.journal`;
     const bytes = fs.readFileSync(journal);
