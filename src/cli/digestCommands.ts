@@ -73,6 +73,7 @@ Options:
       settings: { ...(idleMinutes !== undefined ? { idleMinutes } : {}), excludeProviders, excludeFolders: flagValues(p, 'exclude-folder') },
     });
     const session = flagValue(p, 'session');
+    if (session !== undefined && session.trim() === '') throw new UsageError('--session needs a session id or a unique prefix of one (agent-progress digest --dry-run lists them)');
     const run = flagSet(p, 'dry-run') ? await digests.pending() : await digests.run({ ...(session !== undefined ? { sessionId: session } : {}), ...(flagSet(p, 'now') ? { force: 'all' as DigestForce } : {}) });
     printRun(ctx, run, flagSet(p, 'json'));
   },

@@ -62,6 +62,10 @@ describe('session digests from the CLI', function () {
     assert.deepEqual(listed.entries.map((e) => e.id).sort(), all);
     const again = JSON.parse(cliSync(['digest', '--workspace', workspace, '--idle-minutes', '0', '--json'], env).stdout) as { written: Written[] };
     assert.deepEqual(again.written, []);
+    // An empty --session would name every session: refused, nothing written.
+    const empty = cliSync(['digest', '--workspace', workspace, '--session', '', '--now'], env);
+    assert.equal(empty.status, 2, empty.stderr);
+    assert.match(empty.stderr, /--session needs a session id or a unique prefix of one/);
   });
 
   it('the Claude Code hook, run as Claude Code runs it, prints the project context at SessionStart and digests at Stop', async () => {
