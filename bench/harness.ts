@@ -16,7 +16,7 @@ import { SCHEMAS } from '../src/core/storage/sqlite/schemas';
 
 const MIGRATIONS = SCHEMAS.flatMap((stream) => stream.migrations);
 import { SqliteProgressStore } from '../src/core/storage/sqlite/progressRepo';
-import { bm25, fullTextMatch, titleTrigramDoc } from '../src/core/storage/sqlite/search';
+import { bm25, fullTextMatch, SEARCH_FUNCTIONS, titleTrigramDoc } from '../src/core/storage/sqlite/search';
 import { fold } from '../src/core/text';
 
 export { openLedger, createLogger, silentLogger, MIGRATIONS, fold, titleTrigramDoc, bm25, fullTextMatch, ProgressService, Summariser };
@@ -37,7 +37,7 @@ export interface BulkLoader {
  * without ranking, joins or listings. Opened on a ledger that a server or store also has open.
  */
 export async function openFullTextFloor(file: string): Promise<{ count(text: string): number; close(): Promise<void> }> {
-  const engine = await SqliteEngine.open({ file, schemas: SCHEMAS, checkpoint: false, watch: false, functions: { ap_bm25: (blob) => bm25(blob) } });
+  const engine = await SqliteEngine.open({ file, schemas: SCHEMAS, checkpoint: false, watch: false, functions: SEARCH_FUNCTIONS });
   return {
     count(text) {
       const match = fullTextMatch(text);
@@ -54,7 +54,7 @@ export async function openBulkLoader(file: string): Promise<BulkLoader> {
     file,
     schemas: SCHEMAS,
     checkpoint: false,
-    functions: { ap_bm25: (blob) => bm25(blob) },
+    functions: SEARCH_FUNCTIONS,
   });
   return {
     async insertMany(entries) {

@@ -3,6 +3,7 @@
 // archived entries. Thin wrappers over TransferService, like the editor's commands.
 
 import * as path from 'node:path';
+import { recoveryLines } from '../core/storage/recoveryText';
 import type { ImportCounts } from '../core/transfer/document';
 import { flagSet, flagValue, parseArgv, UsageError } from './args';
 import type { Command } from './command';
@@ -124,4 +125,30 @@ Options:
   },
 };
 
-export const LEDGER_COMMANDS: readonly Command[] = [exportCommand, importCommand, retentionCommand, restoreArchivedCommand];
+const recoverLedgerCommand: Command = {
+  name: 'recover-ledger',
+  summary: 'bring back the intact writes after a damaged spot in the journal',
+  group: 'Ledger',
+  usage: `Usage: agent-progress recover-ledger [--json]
+
+A damaged byte in the ledger's journal hides every write after it (a warning names the file and
+the offset). This sets the damaged tail aside (data.db.journal.tail-*), finds every intact write in
+it and in tails set aside before, and writes them to the ledger again. A write that no longer
+applies (already there, or it needed the damaged one) is skipped and named. Each file is kept,
+renamed *.recovered.
+
+Options:
+  --json   print what was recovered as JSON`,
+  async run(argv, ctx) {
+    const p = parseArgv(argv, { json: {} });
+    if (p.positionals.length > 0) throw new UsageError(`Unexpected argument "${p.positionals[0]}"`);
+    const result = await (await ctx.services.ledger()).recoverSetAside();
+    if (flagSet(p, 'json')) {
+      ctx.out.json(result);
+      return;
+    }
+    for (const line of recoveryLines(result)) ctx.out.line(line);
+  },
+};
+
+export const LEDGER_COMMANDS: readonly Command[] = [exportCommand, importCommand, retentionCommand, restoreArchivedCommand, recoverLedgerCommand];

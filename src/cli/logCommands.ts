@@ -1,8 +1,9 @@
 // CLI commands of the progress log: log, search, show, projects. Thin wrappers over
 // ProgressService; the same validation and messages as the MCP tools.
 
-import * as fs from 'node:fs';
+import { isLedgerError } from '../core/errors';
 import { defaultProjectId } from '../core/projectId';
+import { readRegularTextSync } from '../core/regularFile';
 import { flagSet, flagValue, flagValues, parseArgv, UsageError, type Parsed } from './args';
 import type { Command, CommandContext } from './command';
 
@@ -17,6 +18,7 @@ function json(p: Parsed): boolean {
 const logCommand: Command = {
   name: 'log',
   summary: 'record a progress entry',
+  terms: { projectId: '--project', title: '--title', content: '--content', tags: '--tag', agentId: '--agent' },
   usage: `Usage: agent-progress log --title TITLE [--content TEXT | --content-file FILE | --content -] [options]
 
 Records what was done in the project's progress log (like the log_progress tool).
@@ -46,8 +48,9 @@ Options:
     if (content !== undefined && file !== undefined) throw new UsageError('Give --content or --content-file, not both');
     if (file !== undefined) {
       try {
-        content = fs.readFileSync(file, 'utf8');
+        content = readRegularTextSync(file, { maxBytes: 16 << 20, what: '--content-file' });
       } catch (err) {
+        if (isLedgerError(err)) throw err;
         throw new UsageError(`Cannot read --content-file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
       }
     } else if (content === '-' || (content === undefined && !ctx.stdinIsTty)) {
@@ -70,6 +73,7 @@ Options:
 const searchCommand: Command = {
   name: 'search',
   summary: 'find entries by title, tags, dates or full text',
+  terms: { projectId: '--project', query: 'QUERY', text: '--text', tags: '--tag', startDate: '--since', endDate: '--until', limit: '--limit' },
   usage: `Usage: agent-progress search [QUERY] [options]
 
 Lists entries newest first (like the search_logs tool). QUERY matches titles, case-insensitively.
@@ -130,6 +134,7 @@ Options:
 const showCommand: Command = {
   name: 'show',
   summary: 'print one entry in full',
+  terms: { projectId: '--project', id: 'ID' },
   usage: `Usage: agent-progress show ID [options]
 
 Prints an entry: title, project, time, agent, tags, cached summary and full content.

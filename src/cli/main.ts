@@ -16,10 +16,12 @@ import { LOG_COMMANDS } from './logCommands';
 import { QUEUE_COMMANDS } from './queueCommands';
 import { processOutput, type Output } from './output';
 import { WORKFLOW_COMMANDS } from './workflowCommands';
+import { cliWording } from './wording';
 import { REVIEW_COMMANDS } from './reviewCommands';
 import { hostCommand } from './hostCommands';
+import { DIGEST_COMMANDS } from './digestCommands';
 
-const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS, hostCommand];
+const COMMANDS: readonly Command[] = [...LOG_COMMANDS, ...QUEUE_COMMANDS, ...WORKFLOW_COMMANDS, ...LEDGER_COMMANDS, ...COPY_COMMANDS, ...REVIEW_COMMANDS, ...DIGEST_COMMANDS, hostCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -29,7 +31,7 @@ function usage(): string {
       .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
       .join('\n')}`,
   );
-  return `Usage: agent-progress [--db PATH|URL] COMMAND [options]
+  return `Usage: agent-progress [--db PATH|URL] [--config FILE] COMMAND [options]
 
 The Agent Progress ledger from a terminal: the same ledger the MCP server and the VS Code view use.
 
@@ -38,6 +40,9 @@ ${sections.join('\n\n')}
 Global options:
   --db PATH    ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db),
                or a PostgreSQL connection string (default: $AGENT_PROGRESS_DATABASE_URL)
+  --config FILE  a trusted config file (default: $AGENT_PROGRESS_CONFIG); without it, the user's
+               ~/.config/agent-progress/config.json, then ./agent-progress.config.json with its
+               harmless keys only (openai.model, logging.level)
   --help       show help (after a command: that command's help)
   --version    print the version
 
@@ -56,6 +61,7 @@ function readStdin(): Promise<string> {
 
 export async function runCli(argv: string[], out: Output, io: { cwd: string; stdinIsTty: boolean; readStdin: () => Promise<string> }): Promise<number> {
   let db: string | undefined;
+  let configFile: string | undefined;
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -66,6 +72,13 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
         return 2;
       }
     } else if (arg.startsWith('--db=')) db = arg.slice(5);
+    else if (arg === '--config') {
+      configFile = argv[++i];
+      if (configFile === undefined || configFile.trim() === '') {
+        out.error('agent-progress: --config needs a file path');
+        return 2;
+      }
+    } else if (arg.startsWith('--config=')) configFile = arg.slice(9);
     else rest.push(arg);
   }
   const [name, ...args] = rest;
@@ -91,9 +104,10 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
   try {
     // --db takes a file path or a PostgreSQL connection string; either one replaces the other from the environment.
     const dbEnv = db === undefined ? {} : isPostgresUrl(db) ? { AGENT_PROGRESS_DATABASE_URL: db } : { AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_DATABASE_URL: '' };
-    const config = loadConfig({ env: { ...process.env, ...dbEnv }, cwd: io.cwd });
+    const config = loadConfig({ env: { ...process.env, ...dbEnv }, cwd: io.cwd, ...(configFile !== undefined ? { configFile } : {}) });
     const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, sink: (line) => out.error(line) });
     logger.addSecret(config.openai.apiKey);
+    for (const warning of config.warnings) logger.warn(warning);
     services = new Services({ config, logger });
     const ctx: CommandContext = { services, out, cwd: io.cwd, readStdin: io.readStdin, stdinIsTty: io.stdinIsTty };
     await command.run(args, ctx);
@@ -101,12 +115,13 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
   } catch (err) {
     if (err instanceof UsageError) {
       out.error(`agent-progress ${name}: ${err.message}. Run "agent-progress ${name} --help".`);
-      return 2;
+      return command.exitCodeForUsage ?? 2;
     }
     if (isLedgerError(err)) {
-      if (wantsJson) out.json({ error: err.toJSON() });
-      out.error(`agent-progress ${name}: ${err.message}`);
-      return err.code === 'invalid_argument' ? 2 : 1;
+      const message = cliWording(err.message, command, COMMANDS.map((c) => c.name));
+      if (wantsJson) out.json({ error: { ...err.toJSON(), message } });
+      out.error(`agent-progress ${name}: ${message}`);
+      return err.code === 'invalid_argument' ? (command.exitCodeForUsage ?? 2) : 1;
     }
     out.error(`agent-progress ${name}: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
     return 1;

@@ -2,10 +2,10 @@
 // (taskdriver create-project <name> [description] ...), thin wrappers over QueueService. Agent
 // commands authenticate with --key or $AGENT_PROGRESS_AGENT_KEY.
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isLedgerError } from '../core/errors';
 import { parseTaskFile } from '../core/queue/importFile';
+import { readRegularTextSync } from '../core/regularFile';
 import { newQueueSession, type QueueService, type QueueSession } from '../core/queue/queueService';
 import type { Actor, QueueProject, Task, TaskAttempt } from '../core/queue/types';
 import { flagSet, flagValue, parseArgv, UsageError, type FlagSpec, type Parsed } from './args';
@@ -199,8 +199,9 @@ const SPECS: Spec[] = [
       const file = path.resolve(ctx.cwd, pos[1]!);
       let text: string;
       try {
-        text = fs.readFileSync(file, 'utf8');
+        text = readRegularTextSync(file, { maxBytes: 64 << 20, what: 'The task file' });
       } catch (err) {
+        if (isLedgerError(err)) throw err;
         throw new UsageError(`Cannot read ${pos[1]}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
       }
       const rows = parseTaskFile(text, file);

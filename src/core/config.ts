@@ -1,15 +1,18 @@
-// Configuration of the server and CLI (seed progress-tracker §7): defaults, then
-// agent-progress.config.json with ${VAR} expansion, then environment variables, which win.
-// Reads files and env only; opens nothing.
+// Configuration of the server and CLI (seed progress-tracker §7): defaults, then the user's own
+// config file, then the working folder's agent-progress.config.json (untrusted: harmless keys
+// only) or a file named by --config / AGENT_PROGRESS_CONFIG (trusted), then environment variables,
+// which win. Reads files and env only; opens nothing.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { invalidArgument } from './errors';
+import { invalidArgument, isLedgerError } from './errors';
+import { readRegularTextSync } from './regularFile';
 import { isLogLevel, type LogLevel } from './log';
 import { checkPostgresUrl, redactUrl } from './storage/postgres/url';
 
 export const CONFIG_FILE_NAME = 'agent-progress.config.json';
+const MAX_CONFIG_BYTES = 1 << 20;
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -96,8 +99,9 @@ function expandVars(value: string, env: Env, where: string, warnings: string[]):
 function readConfigFile(file: string): FileShape {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularTextSync(file, { maxBytes: MAX_CONFIG_BYTES, what: 'The config file' });
   } catch (err) {
+    if (isLedgerError(err)) throw err;
     throw invalidArgument(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'read failed'}. Fix its permissions or remove it.`);
   }
   let parsed: unknown;
@@ -118,54 +122,118 @@ function stringField(value: unknown, field: string, file: string): string | unde
   return value;
 }
 
-export function loadConfig(options: { env?: Env; cwd?: string; configFile?: string } = {}): Config {
+/**
+ * Keys that name an endpoint, a credential or a storage location: only a trusted file (the
+ * user's own, or one named by --config / AGENT_PROGRESS_CONFIG) may set them. A file in the
+ * working folder comes with whatever repository was cloned there.
+ */
+export const TRUSTED_ONLY_KEYS = ['dbPath', 'databaseUrl', 'openai.apiKey', 'openai.baseUrl'] as const;
+
+/** The user's own config file: $XDG_CONFIG_HOME/agent-progress/config.json, else ~/.config/agent-progress/config.json. */
+export function userConfigPath(env: Env = process.env, home = os.homedir()): string {
+  const xdg = env.XDG_CONFIG_HOME?.trim();
+  const base = xdg && path.isAbsolute(xdg) ? xdg : process.platform === 'win32' && env.APPDATA?.trim() ? env.APPDATA.trim() : path.join(home, '.config');
+  return path.join(base, 'agent-progress', 'config.json');
+}
+
+interface Layer {
+  file: string;
+  shape: FileShape;
+  trusted: boolean;
+}
+
+const KNOWN_KEYS = new Set(['dbPath', 'databaseUrl', 'openai', 'logging']);
+
+function readLayer(file: string, trusted: boolean, warnings: string[]): Layer {
+  const shape = readConfigFile(file);
+  for (const key of Object.keys(shape)) if (!KNOWN_KEYS.has(key)) warnings.push(`${file}: unknown key "${key}" ignored`);
+  return { file, shape, trusted };
+}
+
+function fieldOf(shape: FileShape, key: string): unknown {
+  const [head, tail] = key.split('.') as [keyof FileShape, string | undefined];
+  const value = shape[head];
+  if (tail === undefined) return value;
+  return value && typeof value === 'object' ? (value as Record<string, unknown>)[tail] : undefined;
+}
+
+export function loadConfig(options: { env?: Env; cwd?: string; configFile?: string; home?: string } = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const warnings: string[] = [];
-  const explicitFile = options.configFile ?? env.AGENT_PROGRESS_CONFIG;
-  const candidate = explicitFile ? path.resolve(cwd, explicitFile) : path.join(cwd, CONFIG_FILE_NAME);
-  let file: FileShape = {};
-  let configFile: string | undefined;
-  if (fs.existsSync(candidate)) {
-    configFile = candidate;
-    file = readConfigFile(candidate);
-    const known = new Set(['dbPath', 'databaseUrl', 'openai', 'logging']);
-    for (const key of Object.keys(file)) if (!known.has(key)) warnings.push(`${candidate}: unknown key "${key}" ignored`);
-  } else if (explicitFile) {
-    throw invalidArgument(`Config file ${candidate} does not exist: fix AGENT_PROGRESS_CONFIG or create the file`);
+  const layers: Layer[] = []; // lowest precedence first
+  const userFile = userConfigPath(env, options.home);
+  if (fs.existsSync(userFile)) layers.push(readLayer(userFile, true, warnings));
+  const explicitFile = options.configFile ?? (env.AGENT_PROGRESS_CONFIG?.trim() || undefined);
+  if (explicitFile) {
+    const file = path.resolve(cwd, explicitFile);
+    if (!fs.existsSync(file)) throw invalidArgument(`Config file ${file} does not exist: fix --config or AGENT_PROGRESS_CONFIG, or create the file`);
+    layers.push(readLayer(file, true, warnings));
+  } else {
+    const file = path.join(cwd, CONFIG_FILE_NAME);
+    if (fs.existsSync(file)) {
+      const layer = readLayer(file, false, warnings);
+      const refused = TRUSTED_ONLY_KEYS.filter((key) => fieldOf(layer.shape, key) !== undefined && fieldOf(layer.shape, key) !== null);
+      if (refused.length > 0) {
+        warnings.push(
+          `${file} sets ${refused.join(', ')}, which a config file in the working folder may not set (a cloned repository could send your key or ledger elsewhere); ignored. ` +
+            `To trust this file, pass --config ${file} or set AGENT_PROGRESS_CONFIG to it; or put these keys in ${userFile}.`,
+        );
+      }
+      layers.push(layer);
+    }
   }
-  const where = configFile ?? CONFIG_FILE_NAME;
-  const fromFile = (value: unknown, field: string): string | undefined => {
-    const s = stringField(value, field, where);
-    return s === undefined ? undefined : expandVars(s, env, `${where}: ${field}`, warnings);
+  const configFile = layers.length > 0 ? layers[layers.length - 1]!.file : undefined;
+
+  /** The value of `key` from the highest layer allowed to set it, ${VAR} expanded in trusted files only. */
+  const fromFiles = (key: string): { value: string; file: string } | undefined => {
+    const restricted = (TRUSTED_ONLY_KEYS as readonly string[]).includes(key);
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const layer = layers[i]!;
+      if (restricted && !layer.trusted) continue;
+      const raw = stringField(fieldOf(layer.shape, key), key, layer.file);
+      if (raw === undefined) continue;
+      if (!layer.trusted) {
+        if (/\$\{[^}]*\}/.test(raw)) {
+          warnings.push(`${layer.file}: ${key} refers to an environment variable, which a config file in the working folder may not expand; ignored. Trust the file with --config or AGENT_PROGRESS_CONFIG.`);
+          continue;
+        }
+        return { value: raw, file: layer.file };
+      }
+      const expanded = expandVars(raw, env, `${layer.file}: ${key}`, warnings);
+      if (expanded !== undefined) return { value: expanded, file: layer.file };
+    }
+    return undefined;
   };
-  const fileOpenAi = file.openai && typeof file.openai === 'object' ? file.openai : {};
-  const fileLogging = file.logging && typeof file.logging === 'object' ? file.logging : {};
   const nonEmpty = (v: string | undefined): string | undefined => (v !== undefined && v.trim() !== '' ? v : undefined);
+  const fileValue = (key: string): string | undefined => nonEmpty(fromFiles(key)?.value);
 
   const envDb = nonEmpty(env.AGENT_PROGRESS_DB_PATH);
-  const fileDb = fromFile(file.dbPath, 'dbPath');
+  const fileDb = fromFiles('dbPath');
   const dbPath = envDb
     ? resolveLedgerPath(envDb, cwd, 'AGENT_PROGRESS_DB_PATH')
-    : fileDb
-      ? resolveLedgerPath(fileDb, path.dirname(where), `${where}: dbPath`)
+    : fileDb && nonEmpty(fileDb.value)
+      ? resolveLedgerPath(fileDb.value, path.dirname(fileDb.file), `${fileDb.file}: dbPath`)
       : defaultDbPath();
 
-  const rawUrl = nonEmpty(env.AGENT_PROGRESS_DATABASE_URL) ?? nonEmpty(fromFile(file.databaseUrl, 'databaseUrl'));
-  const databaseUrl = rawUrl === undefined ? undefined : checkPostgresUrl(rawUrl, env.AGENT_PROGRESS_DATABASE_URL?.trim() ? 'AGENT_PROGRESS_DATABASE_URL' : `${where}: databaseUrl`);
+  // The environment's ledger wins over any file's: AGENT_PROGRESS_DB_PATH beats a file's databaseUrl.
+  const envUrl = nonEmpty(env.AGENT_PROGRESS_DATABASE_URL);
+  const fileUrl = envDb ? undefined : fromFiles('databaseUrl');
+  const rawUrl = envUrl ?? nonEmpty(fileUrl?.value);
+  const databaseUrl = rawUrl === undefined ? undefined : checkPostgresUrl(rawUrl, envUrl ? 'AGENT_PROGRESS_DATABASE_URL' : `${fileUrl!.file}: databaseUrl`);
 
-  const model = nonEmpty(env.AGENT_PROGRESS_MODEL) ?? nonEmpty(fromFile(fileOpenAi.model, 'openai.model')) ?? DEFAULT_MODEL;
+  const model = nonEmpty(env.AGENT_PROGRESS_MODEL) ?? fileValue('openai.model') ?? DEFAULT_MODEL;
   if (model.trim() === '') throw invalidArgument('The summary model name must not be empty');
-  const baseUrl = nonEmpty(env.OPENAI_BASE_URL) ?? nonEmpty(fromFile(fileOpenAi.baseUrl, 'openai.baseUrl')) ?? DEFAULT_BASE_URL;
+  const baseUrl = nonEmpty(env.OPENAI_BASE_URL) ?? fileValue('openai.baseUrl') ?? DEFAULT_BASE_URL;
   try {
     const u = new URL(baseUrl);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
   } catch {
     throw invalidArgument(`OPENAI_BASE_URL must be an http(s) URL such as ${DEFAULT_BASE_URL}`);
   }
-  const apiKey = nonEmpty(env.OPENAI_API_KEY) ?? nonEmpty(fromFile(fileOpenAi.apiKey, 'openai.apiKey'));
+  const apiKey = nonEmpty(env.OPENAI_API_KEY) ?? fileValue('openai.apiKey');
 
-  const rawLevel = nonEmpty(env.AGENT_PROGRESS_LOG_LEVEL) ?? nonEmpty(fromFile(fileLogging.level, 'logging.level')) ?? 'info';
+  const rawLevel = nonEmpty(env.AGENT_PROGRESS_LOG_LEVEL) ?? fileValue('logging.level') ?? 'info';
   let logLevel: LogLevel = 'info';
   if (isLogLevel(rawLevel)) logLevel = rawLevel;
   else warnings.push(`log level "${rawLevel}" is not one of debug, info, warn, error; using info`);

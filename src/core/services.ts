@@ -11,6 +11,7 @@ import { Summariser, type SummaryProvider } from './progress/summariser';
 import { openLedger, type OpenLedgerOptions } from './storage/openLedger';
 import type { Ledger } from './storage/store';
 import { openHostLedger } from './host/client';
+import { refuseForeignLedgerPaths } from './storage/ledgerFiles';
 import type { HostCommand } from './host/start';
 import { Snapshotter } from './workflow/snapshots';
 import { WorkflowService } from './workflow/workflowService';
@@ -20,6 +21,7 @@ import { resolveTraceHomes, type TraceHomes } from './traces/homes';
 import { progressActivitySource, queueActivitySource, workflowActivitySource } from './traces/ledgerLink';
 import { TraceService } from './traces/traceService';
 import { TransferService } from './transfer/transferService';
+import { DEFAULT_IDLE_MINUTES, DigestService, type DigestSettings } from './digests/digestService';
 
 export interface ServicesOptions {
   config: Pick<Config, 'dbPath' | 'openai'> & Partial<Pick<Config, 'databaseUrl'>>;
@@ -35,7 +37,7 @@ export interface ServicesOptions {
   traces?: { homes?: TraceHomes; minRefreshMs?: number };
   /** The folder whose .agent-progress/reviews/ holds review definitions; default: `workspace`. */
   reviewWorkspace?: string;
-  /** The clock entries are dated by (tests give explicit times; default: now). */
+  /** The clock entries, tasks and leases are dated by (tests give explicit times; default: now). */
   clock?: () => Date;
   /**
    * The ledger host (one process per ledger file that every client shares): false opens the file
@@ -43,6 +45,8 @@ export interface ServicesOptions {
    * AGENT_PROGRESS_HOST_IDLE_MS. Not used for PostgreSQL.
    */
   host?: false | { idleMs?: number; command?: HostCommand };
+  /** Session digests: capture settings and idle time (default: on, 10 minutes; the extension passes its settings). */
+  digests?: () => Partial<DigestSettings>;
 }
 
 let directNoticeGiven = false;
@@ -74,11 +78,15 @@ export class Services {
   private reviewService: ReviewService | undefined;
   private traceService: TraceService | undefined;
   private transferService: TransferService | undefined;
+  private digestService: DigestService | undefined;
   readonly summariser: Summariser;
+  /** Only the endpoint the person configured: what digests of transcripts may be sent to. */
+  private readonly endpointSummariser: Summariser;
 
   constructor(private readonly options: ServicesOptions) {
     const openai = createOpenAiProvider(options.config.openai, options.logger);
     this.summariser = new Summariser([...(openai ? [openai] : []), ...(options.summaryProviders ?? [])], options.logger);
+    this.endpointSummariser = new Summariser(openai ? [openai] : [], options.logger);
   }
 
   get dbPath(): string {
@@ -129,6 +137,8 @@ export class Services {
       noteDirect(this.options.logger, 'AGENT_PROGRESS_LEDGER_HOST=off');
       return direct();
     }
+    // A path the engine would refuse is refused here, before a host folder is made beside it.
+    refuseForeignLedgerPaths(this.options.config.dbPath);
     try {
       const idleMs = host?.idleMs ?? hostIdleFromEnv();
       return await openHostLedger({
@@ -184,7 +194,7 @@ export class Services {
   async queue(): Promise<QueueService> {
     const ledger = await this.ledger();
     if (!this.queueService) {
-      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger, onLedgerChange: (listener) => ledger.onDidChange(listener) });
+      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger, onLedgerChange: (listener) => ledger.onDidChange(listener), ...(this.options.clock ? { clock: this.options.clock } : {}) });
       this.options.onQueueReady?.(this.queueService);
     }
     return this.queueService;
@@ -212,6 +222,30 @@ export class Services {
     return this.traceService;
   }
 
+  /**
+   * Digests of this workspace's agent sessions into the progress log. With `overrides` (the CLI's
+   * options, a hook's folder) a separate service for that workspace and those settings.
+   */
+  async digests(overrides?: { workspace?: string; settings?: Partial<DigestSettings>; traces?: () => Promise<TraceService> }): Promise<DigestService> {
+    if (this.digestService && !overrides) return this.digestService;
+    const workspace = overrides?.workspace ?? this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
+    const service = new DigestService({
+      traces: overrides?.traces ?? (() => this.traces()),
+      progress: () => this.progress(),
+      summariser: this.endpointSummariser,
+      logger: this.options.logger,
+      workspace,
+      projectId: () => workflowProjectId(process.env, workspace),
+      settings: () => {
+        const given = { ...(this.options.digests?.() ?? {}), ...(overrides?.settings ?? {}) };
+        return { enabled: given.enabled ?? true, idleMinutes: given.idleMinutes ?? DEFAULT_IDLE_MINUTES, excludeProviders: given.excludeProviders ?? [], excludeFolders: given.excludeFolders ?? [] };
+      },
+      ...(this.options.clock ? { now: () => this.options.clock!().getTime() } : {}),
+    });
+    if (!overrides) this.digestService = service;
+    return service;
+  }
+
   async close(): Promise<void> {
     const pending = this.ledgerPromise;
     this.ledgerPromise = undefined;
@@ -220,6 +254,7 @@ export class Services {
     this.workflowService = undefined;
     this.reviewService = undefined;
     this.transferService = undefined;
+    this.digestService = undefined;
     if (!pending) return;
     try {
       await (await pending).close();

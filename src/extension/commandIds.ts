@@ -38,6 +38,7 @@ export const CommandIds = {
   copyLedger: 'agentProgress.copyLedger',
   applyRetention: 'agentProgress.applyRetention',
   restoreArchivedEntries: 'agentProgress.restoreArchivedEntries',
+  recoverLedger: 'agentProgress.recoverLedger',
   revealLedgerFolder: 'agentProgress.revealLedgerFolder',
   startReview: 'agentProgress.startReview',
   refreshReview: 'agentProgress.refreshReview',
@@ -51,6 +52,8 @@ export const CommandIds = {
   resolveReviewThread: 'agentProgress.resolveReviewThread',
   reopenReviewThread: 'agentProgress.reopenReviewThread',
   connectAgents: 'agentProgress.connectAgents',
+  connectAgentHooks: 'agentProgress.connectAgentHooks',
+  digestSessions: 'agentProgress.digestSessions',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

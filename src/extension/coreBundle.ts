@@ -16,3 +16,4 @@ export { progressActivitySource, queueActivitySource, workflowActivitySource } f
 export { isTraceError } from '../core/traces/errors';
 export { sessionToHost } from '../shared/sessionProtocol';
 export { statusDocument } from '../core/review/reviewService';
+export { recoveryLines, recoverySummary } from '../core/storage/recoveryText';

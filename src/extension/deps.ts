@@ -26,6 +26,7 @@ import type { ReviewStatus } from './review/reviewStatus';
 import type { ReviewStatusFile } from './review/reviewStatusFile';
 import type { ReviewNode } from './views/review/reviewItems';
 import type { ReviewProvider } from './views/review/reviewProvider';
+import type { DigestTicker } from './digests/digestTicker';
 
 export interface ExtensionDeps {
   context: vscode.ExtensionContext;
@@ -55,6 +56,7 @@ export interface ExtensionDeps {
   reviewStatus: ReviewStatus;
   reviewStatusFile: ReviewStatusFile;
   reviewComments: ReviewComments;
+  digests: DigestTicker;
 }
 
 /** What commands receive as their argument from a tree item or another command. */

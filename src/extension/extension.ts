@@ -54,6 +54,7 @@ import { registerExportLedger } from './commands/exportLedger';
 import { registerCopyLedger } from './commands/copyLedger';
 import { registerImportLedger } from './commands/importLedger';
 import { registerRestoreArchivedEntries } from './commands/restoreArchivedEntries';
+import { registerRecoverLedger } from './commands/recoverLedger';
 import { registerRevealLedgerFolder } from './commands/revealLedgerFolder';
 import { chosenProvider } from './summary/chosenProvider';
 import { registerRetentionReminder } from './retentionReminder';
@@ -82,6 +83,9 @@ import { ReviewModel } from './review/reviewModel';
 import { ReviewStatus } from './review/reviewStatus';
 import { ReviewStatusFile, STATUS_FILE_NAME } from './review/reviewStatusFile';
 import { registerReviewView } from './views/review/reviewProvider';
+import { DigestTicker } from './digests/digestTicker';
+import { registerDigestSessions } from './commands/digestSessions';
+import { registerConnectAgentHooks } from './commands/connectAgentHooks';
 
 /** What activate() returns: used by the extension's own tests inside VS Code. */
 export interface AgentProgressApi {
@@ -146,7 +150,10 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   reviewModel.watchJournal();
   context.subscriptions.push(reviewModel, reviewStatus, reviewStatusFile, reviewComments);
 
-  const deps: ExtensionDeps = { context, logger, output, host, apiKeys, entries, progressLog, progressLogView, workflows, workflowsView, workflowPanels, workflowStatus, reviews, traces, agentSessions, agentSessionsView, sessionPanels, taskQueue, taskQueueView, taskPanels, queueStatus, reviewModel, review, reviewView, reviewStatus, reviewStatusFile, reviewComments };
+  const digests = new DigestTicker(context, host, traces, logger);
+  context.subscriptions.push(digests);
+
+  const deps: ExtensionDeps = { context, logger, output, host, apiKeys, entries, progressLog, progressLogView, workflows, workflowsView, workflowPanels, workflowStatus, reviews, traces, agentSessions, agentSessionsView, sessionPanels, taskQueue, taskQueueView, taskPanels, queueStatus, reviewModel, review, reviewView, reviewStatus, reviewStatusFile, reviewComments, digests };
   context.subscriptions.push(
     registerRefreshProgressLog(deps),
     registerShowMoreEntries(deps),
@@ -191,11 +198,14 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
     registerResolveReviewThread(deps),
     registerReopenReviewThread(deps),
     registerConnectAgents(deps),
+    registerConnectAgentHooks(deps),
+    registerDigestSessions(deps),
     registerExportLedger(deps),
     registerCopyLedger(deps),
     registerImportLedger(deps),
     registerApplyRetention(deps),
     registerRestoreArchivedEntries(deps),
+    registerRecoverLedger(deps),
     registerRevealLedgerFolder(deps),
     registerRetentionReminder(deps),
   );
@@ -208,6 +218,8 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
       if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');
     }),
   );
+
+  digests.start();
 
   const activationMs = performance.now() - started;
   logger.info(`Activated in ${activationMs.toFixed(1)} ms; ledger ${databaseUrl ? `PostgreSQL ${redact(databaseUrl, [])}` : ledgerPath} (opened on first use)`);

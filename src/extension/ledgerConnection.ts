@@ -14,6 +14,8 @@ import type { QueueService } from '../core/queue/queueService';
 import type { TransferService } from '../core/transfer/transferService';
 import type { ReviewService } from '../core/review/reviewService';
 import type { HostStatus } from '../core/host/protocol';
+import type { DigestService, DigestSettings } from '../core/digests/digestService';
+import type { TraceService } from '../core/traces/traceService';
 import { loadCore } from './core';
 import { readSettings } from './settings';
 
@@ -101,6 +103,12 @@ export class LedgerConnection implements vscode.Disposable {
     const s = await ledger.host.status();
     const mb = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MB`;
     return `Ledger host: pid ${s.pid}, version ${s.version}, ${s.clients} client${s.clients === 1 ? '' : 's'}, ledger ${mb(s.ledgerBytes + s.journalBytes)} (${s.ledger}), ${mb(s.rssBytes)} RSS`;
+  }
+
+  /** Session digests of `workspace`, reading transcripts through the views' trace index. */
+  async digests(workspace: string, settings: DigestSettings, traces: () => Promise<TraceService>): Promise<DigestService> {
+    await this.ledger();
+    return this.services.digests({ workspace, settings, traces });
   }
 
   private announce(): void {

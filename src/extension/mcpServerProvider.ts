@@ -1,7 +1,10 @@
 // The MCP server definitions VS Code starts for Copilot agent mode: one stdio server per enabled
 // toolset, running the bundled dist/server.js with VS Code's own runtime on the workspace ledger.
 // The API key is added only when VS Code resolves a definition to start it, never listed eagerly.
+// The workspace's agent-progress.config.json is passed as trusted (AGENT_PROGRESS_CONFIG) only in a
+// trusted workspace; in Restricted Mode the servers treat it as untrusted.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultProjectId } from '../core/projectId';
@@ -19,6 +22,15 @@ export interface McpProviderDeps {
   workspaceFolder: () => string | undefined;
   /** The transcript folders for the traces toolset's server (the same the Agent Sessions view reads). */
   traceEnv?: () => Record<string, string>;
+  /** Whether the person trusts this workspace (default: vscode.workspace.isTrusted). */
+  workspaceTrusted?: () => boolean;
+}
+
+/** The workspace's own config file, when the workspace is trusted and has one. */
+export function trustedWorkspaceConfig(folder: string | undefined, trusted: boolean): string | undefined {
+  if (!folder || !trusted) return undefined;
+  const file = path.join(folder, 'agent-progress.config.json');
+  return fs.existsSync(file) ? file : undefined;
 }
 
 export function serverScript(extensionPath: string): string {
@@ -42,6 +54,8 @@ export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscod
   if (deps.databaseUrl) env.AGENT_PROGRESS_DATABASE_URL = deps.databaseUrl;
   const folder = deps.workspaceFolder();
   if (folder) env.AGENT_PROGRESS_PROJECT = defaultProjectId(folder);
+  const configFile = trustedWorkspaceConfig(folder, (deps.workspaceTrusted ?? (() => vscode.workspace.isTrusted))());
+  if (configFile) env.AGENT_PROGRESS_CONFIG = configFile;
   if (settings.summaryBaseUrl) env.OPENAI_BASE_URL = settings.summaryBaseUrl;
   if (settings.summaryModel) env.AGENT_PROGRESS_MODEL = settings.summaryModel;
   if (toolset === 'traces') Object.assign(env, deps.traceEnv?.() ?? {});
@@ -70,6 +84,7 @@ export function registerMcpServerProvider(context: vscode.ExtensionContext, deps
       if (affectsSettings(e)) changed.fire();
     }),
     deps.apiKeys.onDidChange(() => changed.fire()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => changed.fire()),
   );
   return changed;
 }

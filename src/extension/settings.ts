@@ -55,6 +55,34 @@ export function readSettings(): Settings {
   };
 }
 
+/** The agentProgress.sessionDigests.* settings, as core's DigestSettings. */
+export interface DigestSettingsView {
+  enabled: boolean;
+  /** Whether the person chose (any scope): the first-run notice asks until they do. */
+  chosen: boolean;
+  idleMinutes: number;
+  excludeProviders: string[];
+  excludeFolders: string[];
+}
+
+export function readDigestSettings(): DigestSettingsView {
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  const inspected = config.inspect<boolean>('sessionDigests.enabled');
+  const chosen = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((v) => typeof v === 'boolean');
+  const idle = config.get<number>('sessionDigests.idleMinutes', 10);
+  const list = (key: string): string[] => {
+    const v = config.get<unknown>(key, []);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').slice(0, 200) : [];
+  };
+  return {
+    enabled: config.get<boolean>('sessionDigests.enabled', false) === true,
+    chosen,
+    idleMinutes: typeof idle === 'number' && Number.isFinite(idle) && idle >= 0 ? Math.min(idle, 10_080) : 10,
+    excludeProviders: list('sessionDigests.excludeProviders'),
+    excludeFolders: list('sessionDigests.excludeFolders'),
+  };
+}
+
 /** True when a configuration change touches any of our settings. */
 export function affectsSettings(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SETTINGS_SECTION);

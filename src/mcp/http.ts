@@ -13,7 +13,8 @@ import * as net from 'node:net';
 import { Readable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { FILE_MODE } from '../core/storage/files';
+import { readRegularTextSync, specialKind } from '../core/regularFile';
+import { writeFileAtomicSync } from '../core/storage/files';
 import type { Logger } from '../core/log';
 import { newQueueSession, type QueueSession } from '../core/queue/queueService';
 import type { Services } from '../core/services';
@@ -108,19 +109,39 @@ export function bearerToken(header: string | undefined): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/** The bearer token: from the environment, else kept in a 0600 file beside the ledger. */
-export function httpToken(env: NodeJS.ProcessEnv, tokenFile: string): { token: string; source: string } {
+/**
+ * The bearer token: from the environment, else kept in a 0600 file beside the ledger. A saved
+ * token in a file others could read is not trusted: a fresh one replaces it in a new 0600 file
+ * (never written into the old, readable one), with a warning. Anything but a regular file there
+ * is refused.
+ */
+export function httpToken(env: NodeJS.ProcessEnv, tokenFile: string): { token: string; source: string; warning?: string } {
   const fromEnv = env.AGENT_PROGRESS_HTTP_TOKEN?.trim();
   if (fromEnv) return { token: fromEnv, source: 'AGENT_PROGRESS_HTTP_TOKEN' };
+  let st: fs.Stats | undefined;
   try {
-    const saved = fs.readFileSync(tokenFile, 'utf8').trim();
-    if (saved.length >= 16) return { token: saved, source: tokenFile };
+    st = fs.statSync(tokenFile);
   } catch {
-    // not there yet
+    st = undefined; // not there yet
+  }
+  const kind = st && specialKind(st);
+  if (kind) throw new HttpStartRefused(`The token file ${tokenFile} is ${kind}, not a regular file: it was left untouched. Remove it, or set AGENT_PROGRESS_HTTP_TOKEN.`);
+  const loose = st !== undefined && process.platform !== 'win32' && (st.mode & 0o077) !== 0;
+  if (st && !loose) {
+    try {
+      const saved = readRegularTextSync(tokenFile, { maxBytes: 4096, what: 'The token file' }).trim();
+      if (saved.length >= 16) return { token: saved, source: tokenFile };
+    } catch {
+      // unreadable or too large: replaced below
+    }
   }
   const token = randomBytes(32).toString('base64url');
-  fs.writeFileSync(tokenFile, token + '\n', { mode: FILE_MODE });
-  return { token, source: tokenFile };
+  // A new file (temp, 0600, renamed over the old one): the old file's permissions never apply to it.
+  writeFileAtomicSync(tokenFile, Buffer.from(token + '\n'));
+  const warning = loose
+    ? `The token file ${tokenFile} could be read by other users (mode ${(st!.mode & 0o777).toString(8)}): its token is no longer accepted; a new one was written to it with mode 600.`
+    : undefined;
+  return { token, source: tokenFile, ...(warning ? { warning } : {}) };
 }
 
 function sameSecret(given: string, expected: string): boolean {

@@ -22,6 +22,7 @@ Options:
                           Toolsets that share a tool name (queue and workflow: complete_task) need separate
                           servers; all serves every toolset that fits beside the ones before it (not workflow).
   --db PATH               ledger file (default: $AGENT_PROGRESS_DB_PATH, else ~/.agent-progress-mcp/data.db)
+  --config FILE           a trusted config file, which may name endpoints, keys and the ledger
   --http PORT             serve MCP at http://HOST:PORT/mcp instead of stdio (0: any free port), with /metrics
                           and /healthz; every request but /healthz needs Authorization: Bearer <token>
   --host HOST             address to listen on (default 127.0.0.1)
@@ -49,12 +50,17 @@ Environment:
   AGENT_PROGRESS_VSCODE_USER_DIR
                             transcript folders for the traces toolset (default: each agent's own)
   AGENT_PROGRESS_TRACES_HOME  a folder standing in for $HOME in those defaults
-  agent-progress.config.json in the working directory is read too; the environment wins.
+  AGENT_PROGRESS_CONFIG     a trusted config file (as --config FILE)
+  Config files: ~/.config/agent-progress/config.json ($XDG_CONFIG_HOME) and --config FILE may set
+  everything; agent-progress.config.json in the working directory only openai.model and
+  logging.level (no endpoints, keys, ledger paths or \${VAR}). The environment wins over files.
 `;
 
 interface Args {
   toolsets: ToolsetName[];
   db: string | undefined;
+  /** A trusted config file (--config); else AGENT_PROGRESS_CONFIG. */
+  config: string | undefined;
   help: boolean;
   version: boolean;
   http: number | undefined;
@@ -96,6 +102,7 @@ export function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     toolsets: ['progress'],
     db: undefined,
+    config: undefined,
     help: false,
     version: false,
     http: undefined,
@@ -123,6 +130,9 @@ export function parseArgs(argv: readonly string[]): Args {
         break;
       case '--db':
         args.db = value();
+        break;
+      case '--config':
+        args.config = value();
         break;
       case '--http': {
         const raw = value();
@@ -190,7 +200,7 @@ async function main(): Promise<void> {
 
   let config;
   try {
-    config = loadConfig({ env: args.db ? { ...process.env, AGENT_PROGRESS_DB_PATH: args.db } : process.env });
+    config = loadConfig({ env: args.db ? { ...process.env, AGENT_PROGRESS_DB_PATH: args.db } : process.env, ...(args.config ? { configFile: args.config } : {}) });
   } catch (err) {
     process.stderr.write(`agent-progress-mcp: ${isLedgerError(err) ? err.message : String(err)}\n`);
     process.exit(2);
@@ -251,7 +261,16 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     void toolsetCheck.close();
-    const { token, source } = httpToken(process.env, `${config.dbPath}.http-token`);
+    let token: string;
+    let source: string;
+    try {
+      const chosen = httpToken(process.env, `${config.dbPath}.http-token`);
+      ({ token, source } = chosen);
+      if (chosen.warning) logger.warn(chosen.warning);
+    } catch (err) {
+      process.stderr.write(`agent-progress-mcp: ${(err as Error).message}\n`);
+      process.exit(2);
+    }
     logger.addSecret(token);
     let http;
     try {

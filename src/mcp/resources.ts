@@ -246,6 +246,7 @@ function decodeCursor(raw: string, kinds: number): Cursor {
 }
 
 function mapError(err: unknown, uri: string, logger: Logger): never {
+  if (isLedgerError(err) && (err.code === 'not_found' || err.code === 'invalid_argument')) logger.debug(`resource ${uri}: ${err.code}: ${err.message}`);
   if (isLedgerError(err) && err.code === 'not_found') throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. ${err.message}`, { uri });
   if (isLedgerError(err) && err.code === 'invalid_argument') throw new ProtocolError(ErrorCode.InvalidParams, err.message);
   if (err instanceof ProtocolError) throw err;

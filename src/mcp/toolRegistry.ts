@@ -110,6 +110,7 @@ export function installTools(
   Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
+      options.logger.debug(`unknown tool ${request.params.name}`);
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server offers ${[...byName.keys()].join(', ')}.`);
     }
     try {

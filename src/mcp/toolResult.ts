@@ -47,6 +47,8 @@ export function errorToResult(err: unknown, tool: string, logger: Logger): CallT
   if (err instanceof McpError || err instanceof ProtocolError) throw err;
   if (isLedgerError(err)) {
     if (err.code === 'invalid_argument' || err.code === 'not_found') {
+      // The caller's mistake, answered to the caller: the server's log keeps it at debug.
+      logger.debug(`${tool}: ${err.code}: ${err.message}`);
       throw new ProtocolError(ErrorCode.InvalidParams, err.message, err.toJSON());
     }
     if (err.code === 'internal') {

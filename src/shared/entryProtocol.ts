@@ -13,6 +13,8 @@ export interface EntryView {
   createdAt: string;
   tags: string[];
   agentId: string | null;
+  /** For a session digest: the session it digests (the page links to it). */
+  sessionId?: string | null;
 }
 
 export type HostToEntry =
@@ -23,6 +25,7 @@ export const entryToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('summarise') }),
   z.object({ type: z.literal('copyId') }),
+  z.object({ type: z.literal('openSession') }),
 ]);
 
 export type EntryToHost = z.infer<typeof entryToHost>;

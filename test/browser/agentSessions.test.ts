@@ -37,7 +37,7 @@ describe('Agent Sessions in a VS Code window', function () {
       path.join(projectDir, `${hostileId}.jsonl`),
       [
         rec('user', '2026-05-03T09:00:00.000Z', { message: { role: 'user', content: 'Hostile <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>' } }),
-        rec('assistant', '2026-05-03T09:00:02.000Z', { message: { id: 'msg_h', model: 'claude-opus-4-5-20251101', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_h', name: 'Bash', input: { command: '<iframe src="https://example.com"></iframe>' } }], usage: { input_tokens: 1, output_tokens: 1 } }, requestId: 'req_h' }),
+        rec('assistant', '2026-05-03T09:00:02.000Z', { message: { id: 'msg_h', model: 'claude-opus-4-5-20251101', role: 'assistant', content: [{ type: 'text', text: '**Checked** the <b>cart</b> **<img src=x onerror="window.pwned=4">**' }, { type: 'tool_use', id: 'toolu_h', name: 'Bash', input: { command: '<iframe src="https://example.com"></iframe>' } }], usage: { input_tokens: 1, output_tokens: 1 } }, requestId: 'req_h' }),
         rec('user', '2026-05-03T09:00:03.000Z', { message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h', content: '<a href="javascript:window.pwned=3">click</a>', is_error: true }] } }),
       ].join('\n') + '\n',
     );
@@ -112,7 +112,12 @@ describe('Agent Sessions in a VS Code window', function () {
       scripts: document.querySelectorAll('#app script').length,
       links: document.querySelectorAll('#app a').length,
       prompt: (document.querySelector('.prompt') || {}).textContent || '',
-    }))()`)) as { pwned: unknown; images: number; iframes: number; scripts: number; links: number; prompt: string };
+      message: (document.querySelector('.step .message') || {}).textContent || '',
+      bold: Array.from(document.querySelectorAll('.step .message strong')).map((s) => s.textContent),
+      tagsInMessage: document.querySelectorAll('.step .message *:not(strong)').length,
+    }))()`)) as { pwned: unknown; images: number; iframes: number; scripts: number; links: number; prompt: string; message: string; bold: string[]; tagsInMessage: number };
+    // A step's **bold** is bold, its markers gone; anything else in it stays text.
+    assert.deepEqual([facts.message, facts.bold, facts.tagsInMessage], ['Checked the <b>cart</b> <img src=x onerror="window.pwned=4">', ['Checked', '<img src=x onerror="window.pwned=4">'], 0]);
     assert.deepEqual({ pwned: facts.pwned, images: facts.images, iframes: facts.iframes, scripts: facts.scripts, links: facts.links }, { pwned: undefined, images: 0, iframes: 0, scripts: 0, links: 0 });
     assert.match(facts.prompt, /<img src=x onerror="window\.pwned=1">/);
   });

@@ -75,7 +75,7 @@ describe('the CLI', function () {
     const db = path.join(tempDir(), 'data.db');
     const bad = cli(['log', '-p', 'p', '--title', 'x'.repeat(101), '--content', 'c'], { db });
     assert.equal(bad.status, 2);
-    assert.equal(bad.stderr.trim(), 'agent-progress log: title exceeds maximum length of 100 characters');
+    assert.equal(bad.stderr.trim(), 'agent-progress log: --title exceeds maximum length of 100 characters');
     const missing = cli(['show', 'nope1234abcd'], { db });
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /Entry not found: nope1234abcd/);
@@ -83,7 +83,25 @@ describe('the CLI', function () {
     assert.deepEqual(JSON.parse(json.stdout), { error: { code: 'not_found', message: 'Entry not found: nope1234abcd. Use search to find ids.', retryable: false } });
     const date = cli(['search', '-p', 'p', '--since', 'yesterday'], { db });
     assert.equal(date.status, 2);
-    assert.match(date.stderr, /Invalid date format for startDate: expected ISO 8601/);
+    assert.match(date.stderr, /Invalid date format for --since: expected ISO 8601/);
+  });
+
+  it('names its own flags and commands in errors, never the MCP tools\' arguments and names', () => {
+    const db = path.join(tempDir(), 'data.db');
+    const says = (args: string[]): string => {
+      const r = cli(args, { db });
+      assert.notEqual(r.status, 0, args.join(' '));
+      return r.stderr.trim();
+    };
+    assert.equal(says(['search', '-p', 'p', '--since', 'yesterday']), 'agent-progress search: Invalid date format for --since: expected ISO 8601');
+    assert.equal(says(['search', '-p', 'p', '--until', 'soon']), 'agent-progress search: Invalid date format for --until: expected ISO 8601');
+    assert.equal(says(['search', '-p', 'p', '--limit', '500']), 'agent-progress search: --limit must be between 1 and 100');
+    assert.equal(says(['log', '-p', 'p', '--title', '', '--content', 'c']), 'agent-progress log: --title is required and cannot be empty');
+    const unknown = says(['add-task', 'nope', '-', 'do it']);
+    assert.equal(unknown, 'agent-progress add-task: Project not found: nope. Use "agent-progress list-projects" to see the projects, or "agent-progress create-project" to make it.');
+    const json = cli(['get-project', 'nope', '--json'], { db });
+    assert.match((JSON.parse(json.stdout) as { error: { message: string } }).error.message, /Use "agent-progress list-projects"/);
+    for (const text of [unknown, json.stdout]) assert.doesNotMatch(text, /\b(startDate|endDate|list_projects|create_project|search_logs)\b/);
   });
 
   it('explains usage mistakes with exit code 2', () => {

@@ -8,9 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { silentLogger } from '../../src/core/log';
 import { Services } from '../../src/core/services';
-import { AGENT_CLIENTS, applyPlans, planClient, resolveNode, serverEntries } from '../../src/extension/connect/agentConfigs';
+import { AGENT_CLIENTS, applyPlans, describePlans, planClient, resolveNode, serverEntries } from '../../src/extension/connect/agentConfigs';
 import { connectLaunch, readLaunch } from '../helpers/agentClients';
 import { SERVER } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
@@ -86,5 +87,72 @@ describe('connect other agents (built server, real processes)', function () {
     } finally {
       await mcp.close();
     }
+  });
+
+  it('merges into a JSONC file in place: comments, trailing commas and other servers\' strings stay as written', async () => {
+    const workspace = tempDir('ap-connect-');
+    const ledger = path.join(tempDir('ap-ledger-'), 'data.db');
+    const file = path.join(workspace, '.vscode', 'mcp.json');
+    fs.mkdirSync(path.dirname(file));
+    const before = [
+      '{',
+      '  // Team servers: ask in #tools before changing',
+      '  "servers": {',
+      '    "shell": {',
+      '      "command": "sh",',
+      '      "args": ["-c", "echo a, }", "x ,]"], /* keep this */',
+      '    },',
+      '  },',
+      '  "inputs": [],',
+      '}',
+      '',
+    ].join('\n');
+    fs.writeFileSync(file, before);
+    const vscode = AGENT_CLIENTS.find((c) => c.id === 'vscode')!;
+    const entries = serverEntries({ serverScript: SERVER, node: { command: process.execPath, env: {} }, ledgerPath: ledger, workspace, projectId: 'shop', toolsets: ['progress'] });
+    const plans = [planClient(vscode, workspace, fs.readFileSync(file, 'utf8'), entries, false)];
+    assert.equal(plans[0]!.status, 'update');
+    applyPlans(plans);
+    const after = fs.readFileSync(file, 'utf8');
+    for (const line of ['  // Team servers: ask in #tools before changing', '      "args": ["-c", "echo a, }", "x ,]"], /* keep this */', '  "inputs": [],']) {
+      assert.ok(after.includes(line), `kept: ${line}\n${after}`);
+    }
+    // Read as VS Code reads it.
+    const errors: ParseError[] = [];
+    const servers = (parseJsonc(after, errors, { allowTrailingComma: true }) as { servers: Record<string, { args: string[] }> }).servers;
+    assert.deepEqual(errors, []);
+    assert.deepEqual(servers.shell!.args, ['-c', 'echo a, }', 'x ,]']);
+    // VS Code starts what was written.
+    const mcp = await connectLaunch(readLaunch('vscode', workspace, 'agent-progress'), workspace, 'vscode');
+    try {
+      assert.ok((await mcp.listTools()).tools.some((t) => t.name === 'log_progress'));
+    } finally {
+      await mcp.close();
+    }
+    assert.equal(planClient(vscode, workspace, after, entries, false).status, 'unchanged', 'a second run changes nothing');
+  });
+
+  it('refuses a Codex config whose mcp_servers is an inline table, writing nothing, rather than leave invalid TOML', () => {
+    const workspace = tempDir('ap-connect-');
+    const file = path.join(workspace, '.codex', 'config.toml');
+    fs.mkdirSync(path.dirname(file));
+    const before = 'model = "o3"\nmcp_servers = { docs = { command = "docs-mcp", args = ["serve"] } }\n';
+    fs.writeFileSync(file, before);
+    const codex = AGENT_CLIENTS.find((c) => c.id === 'codex')!;
+    const entries = serverEntries({ serverScript: SERVER, node: { command: process.execPath, env: {} }, ledgerPath: path.join(workspace, 'data.db'), workspace, projectId: 'shop', toolsets: ['progress'] });
+    const plan = planClient(codex, workspace, fs.readFileSync(file, 'utf8'), entries, false);
+    assert.equal(plan.status, 'error');
+    assert.match(plan.error!, /^\.codex[\\/]config\.toml defines mcp_servers inline \(mcp_servers = \{ \.\.\. \}\).*write each server as its own \[mcp_servers\.<name>\] table/);
+    applyPlans([plan]);
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'the file is left as it was');
+    assert.match(describePlans([plan], entries, { ledgerPath: 'x', node: { command: 'node', env: {} }, serverScript: SERVER }), /not changed \(error\)\n\n\.codex[\\/]config\.toml defines mcp_servers inline/);
+
+    // A file that is not TOML at all is refused too; one in tables is merged and reads back as TOML.
+    const broken = planClient(codex, workspace, 'model = \n', entries, false);
+    assert.equal(broken.status, 'error');
+    const tables = planClient(codex, workspace, 'model = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n', entries, false);
+    assert.equal(tables.status, 'update');
+    const py = spawnSync('python3', ['-c', 'import sys, tomllib, json; print(json.dumps(sorted(tomllib.loads(sys.stdin.read())["mcp_servers"])))'], { input: tables.after, encoding: 'utf8' });
+    if (!py.error && py.status === 0) assert.deepEqual(JSON.parse(py.stdout), ['agent-progress', 'docs']);
   });
 });

@@ -1,10 +1,14 @@
 // The CLI's ledger commands as processes on dist/cli.js: export, import (all or nothing), and
-// retention (dry run, then archive or delete after writing the entries out), restore-archived.
+// retention (dry run, then archive or delete after writing the entries out), restore-archived,
+// recover-ledger (the writes after a damaged journal byte).
 
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { silentLogger } from '../../src/core/log';
+import { Services } from '../../src/core/services';
+import { HEADER_SIZE, parseRecordAt } from '../../src/core/storage/sqlite/journal';
 import { cleanEnv, CLI } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 
@@ -96,5 +100,47 @@ describe('the CLI ledger commands', function () {
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, message);
     }
+  });
+
+  it('warns of a damaged journal byte that hides later entries, and recover-ledger brings them back', async () => {
+    const db = path.join(tempDir(), 'ledger', 'data.db');
+    // Written by a long-running writer that has not snapshotted yet (a server between snapshots):
+    // the CLI leaves a snapshot as it exits, so its writes would not stay in the journal. Direct:
+    // a ledger host would snapshot within a second. The CLI calls below go through a host.
+    const writer = new Services({ config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silentLogger, ledger: { checkpoint: false }, host: false });
+    const progress = await writer.progress();
+    for (const title of ['First change', 'Second change', 'Third change']) await progress.logProgress({ projectId: 'shop', title, content: `${title}, in detail.` });
+    await writer.close();
+    // One flipped byte inside the record that logged the second entry.
+    const journal = `${db}.journal`;
+    const bytes = fs.readFileSync(journal);
+    let at = HEADER_SIZE;
+    let damaged = -1;
+    for (;;) {
+      const step = parseRecordAt(bytes, at);
+      if (step.kind !== 'record') break;
+      if (damaged < 0 && step.record.ops.some(([, params]) => params.includes('Second change'))) damaged = at;
+      at += step.size;
+    }
+    assert.ok(damaged > 0, 'found the second entry in the journal');
+    bytes[damaged + 20] = bytes[damaged + 20]! ^ 0xff;
+    fs.writeFileSync(journal, bytes);
+
+    const hidden = cli(db, ['search', '-p', 'shop']);
+    assert.equal(hidden.status, 0, hidden.stderr);
+    assert.match(hidden.stdout, /First change/);
+    assert.doesNotMatch(hidden.stdout, /Third change/);
+    assert.ok(hidden.stderr.includes(`The ledger journal ${journal} is damaged at byte ${damaged} (record checksum does not match)`), hidden.stderr);
+    assert.match(hidden.stderr, /Run "agent-progress recover-ledger"/);
+
+    const recovered = cli(db, ['recover-ledger']);
+    assert.equal(recovered.status, 0, recovered.stderr);
+    assert.match(recovered.stdout, /^Recovered [1-9]\d* writes? of [1-9]\d* intact in \S+data\.db\.journal\.tail-\S+ \(\d+ damaged bytes skipped\); kept as \S+\.recovered\.$/m);
+    const after = cli(db, ['search', '-p', 'shop']);
+    assert.equal(after.stderr, '');
+    assert.match(after.stdout, /First change/);
+    assert.match(after.stdout, /Third change/);
+    assert.doesNotMatch(after.stdout, /Second change/, 'the damaged write itself is lost');
+    assert.match(cli(db, ['recover-ledger']).stdout, /^Nothing to recover: no damaged journal tail is set aside beside /);
   });
 });

@@ -7,6 +7,7 @@ import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startChatServer, type ChatServer } from '../helpers/chatServer';
 import { call, rpcError, startServer, textOf, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
+import { waitFor } from '../helpers/wait';
 
 describe('progress tools over stdio (dist/server.js)', function () {
   this.timeout(60_000);
@@ -19,6 +20,23 @@ describe('progress tools over stdio (dist/server.js)', function () {
   }
   afterEach(async () => {
     while (servers.length > 0) await servers.pop()!.close();
+  });
+
+  it('logs a caller\'s invalid argument, unknown id and unknown tool at debug, never at warn or error', async () => {
+    const s = await start({ db: path.join(tempDir(), 'data.db'), env: { AGENT_PROGRESS_LOG_LEVEL: 'debug' } });
+    assert.equal((await rpcError(call(s, 'log_progress', { projectId: 'p', title: '', content: 'c' }))).code, -32602);
+    assert.equal((await rpcError(call(s, 'get_context', { projectId: 'p', id: 'nosuchid0001' }))).code, -32602);
+    assert.equal((await rpcError(call(s, 'no_such_tool', {}))).code, -32602);
+    const lines = await waitFor(() => {
+      const all = s.stderr().split('\n');
+      return all.some((l) => l.includes('unknown tool no_such_tool')) ? all : undefined;
+    }, 'the three refusals in the server log');
+    const about = (what: RegExp) => lines.filter((l) => what.test(l));
+    for (const what of [/log_progress: invalid_argument: /, /get_context: not_found: /, /unknown tool no_such_tool/]) {
+      assert.equal(about(what).length, 1, `${what}: ${s.stderr()}`);
+      assert.match(about(what)[0]!, /\[debug\]/);
+    }
+    assert.deepEqual(lines.filter((l) => /\[(warn|error)\]/.test(l)), [], 'nothing at warn or error');
   });
 
   it('logs, finds and summarises an entry with the seed\'s shapes', async () => {
@@ -119,6 +137,31 @@ describe('progress tools over stdio (dist/server.js)', function () {
       await chat.close();
     });
 
+    it('asks the model once for calls arriving together, and never while searching', async () => {
+      const dir = tempDir();
+      const db = path.join(dir, 'data.db');
+      const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: chat.baseUrl, AGENT_PROGRESS_MODEL: 'loopback-model' };
+      const s = await start({ db, env });
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const r = await call(s, 'log_progress', { projectId: 'p', title: `Search target ${i}`, content: `Journal rotation and the webhook ${i}.`, tags: ['ops'] });
+        ids.push((r.structuredContent as { id: string }).id);
+      }
+      for (const args of [{ text: 'journal' }, { text: 'webho*' }, { text: '"the webhook"' }, { query: 'target' }, { query: 'get 1', tags: ['ops'] }, { text: 'rotation -nothing' }]) {
+        for (let k = 0; k < 2; k++) {
+          const r = await call(s, 'search_logs', { projectId: 'p', limit: 5, ...args });
+          assert.ok((r.structuredContent as { total: number }).total > 0, JSON.stringify(args));
+        }
+      }
+      assert.equal(chat.requests.length, 0, 'searching asks no model');
+      const together = await Promise.all(Array.from({ length: 6 }, () => call(s, 'get_context', { projectId: 'p', id: ids[3]! })));
+      for (const r of together) assert.equal((r.structuredContent as { summary: string }).summary, 'Summarised by the loopback model.');
+      assert.equal(chat.requests.length, 1, 'one summary for six calls at once');
+      await call(s, 'get_context', { projectId: 'p', id: ids[3]! });
+      await call(s, 'search_logs', { projectId: 'p', text: 'journal', limit: 5 });
+      assert.equal(chat.requests.length, 1, 'then served from the ledger');
+    });
+
     it('calls the endpoint once, caches, falls back without caching, and never shows the key', async () => {
       const dir = tempDir();
       const db = path.join(dir, 'data.db');
@@ -157,13 +200,13 @@ describe('progress tools over stdio (dist/server.js)', function () {
       }
     });
 
-    it('reads the key from agent-progress.config.json with ${VAR} expansion', async () => {
+    it('reads the key from a trusted config file (AGENT_PROGRESS_CONFIG) with ${VAR} expansion', async () => {
       const dir = tempDir();
       fs.writeFileSync(
         path.join(dir, 'agent-progress.config.json'),
         JSON.stringify({ openai: { apiKey: '${MY_SUMMARY_KEY}', baseUrl: chat.baseUrl, model: 'from-file' } }),
       );
-      const s = await start({ db: path.join(dir, 'data.db'), env: { MY_SUMMARY_KEY: KEY }, cwd: dir });
+      const s = await start({ db: path.join(dir, 'data.db'), env: { MY_SUMMARY_KEY: KEY, AGENT_PROGRESS_CONFIG: path.join(dir, 'agent-progress.config.json') }, cwd: dir });
       const { id } = (await call(s, 'log_progress', { projectId: 'p', title: 't', content: 'c' })).structuredContent as { id: string };
       await call(s, 'get_context', { projectId: 'p', id });
       assert.equal(chat.requests[0]!.body.model, 'from-file');

@@ -59,7 +59,7 @@ describe('queue CLI', function () {
     assert.match(refused.stderr, /Register first.*\(from the CLI: --key KEY or AGENT_PROGRESS_AGENT_KEY\)/);
     const wrong = run(['request-task', 'work', 'cli-agent', '--key', 'apk_notthekeyatallnotthekeyatallnotthekeyata']);
     assert.equal(wrong.status, 1);
-    assert.match(wrong.stderr, /That apiKey is not the key of agent cli-agent in project work/);
+    assert.match(wrong.stderr, /That --key is not the key of agent cli-agent in project work\. Use the key "agent-progress register-agent" returned/);
     const env = { AGENT_PROGRESS_AGENT_KEY: key };
     const got = json(['request-task', 'work', 'cli-agent'], env);
     assert.deepEqual([got.reason, got.task.instructions], ['assigned', 'first job']);

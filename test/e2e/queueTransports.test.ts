@@ -11,6 +11,7 @@ import { openLedger } from '../../src/core/storage/openLedger';
 import { httpClient, rawRequest, startHttpServer, TOKEN } from '../helpers/httpServer';
 import { call, rpcError, startServer, textOf } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
+import { waitFor } from '../helpers/wait';
 
 type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -187,6 +188,7 @@ describe('queue transports (dist/server.js)', function () {
     await setup.client.close();
     const workers = await Promise.all(Array.from({ length: 4 }, () => httpClient(server.port)));
     let stopped = false;
+    let completed = 0;
     const loops = workers.map(async ({ client }, i) => {
       await tool(client, 'register_agent', { projectId: 'busy', agentName: `w${i}` });
       while (!stopped) {
@@ -194,12 +196,14 @@ describe('queue transports (dist/server.js)', function () {
           const r = await tool(client, 'request_task');
           if (!r.task) return;
           await tool(client, 'complete_task', { taskId: r.task.id, explanation: 'ok' });
+          completed++;
         } catch {
           return; // the server went away mid-call
         }
       }
     });
-    await new Promise((r) => setTimeout(r, 400));
+    // Stop once the work is under way (not after a fixed sleep, which on a slow machine may come before any).
+    await waitFor(() => completed >= 20, 'the workers to complete 20 of the 300 tasks', 60_000);
     const exit = await server.stop('SIGTERM');
     stopped = true;
     await Promise.all(loops);

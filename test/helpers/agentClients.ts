@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { stripJsonc } from '../../src/extension/connect/jsonMerge';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { readTomlServer } from '../../src/extension/connect/tomlMerge';
 
 export interface Launch {
@@ -40,7 +40,7 @@ export function readLaunch(client: string, workspace: string, name: string): Lau
   const spec = FILES[client];
   if (!spec) throw new Error(`unknown client ${client}`);
   const text = fs.readFileSync(path.join(workspace, spec.file), 'utf8');
-  const entry = spec.root ? ((JSON.parse(client === 'vscode' ? stripJsonc(text).json : text) as Record<string, Record<string, Launch>>)[spec.root]?.[name]) : tomlEntry(text, name);
+  const entry = spec.root ? (((client === 'vscode' ? parseJsonc(text, [], { allowTrailingComma: true }) : JSON.parse(text)) as Record<string, Record<string, Launch>>)[spec.root]?.[name]) : tomlEntry(text, name);
   if (!entry || typeof entry.command !== 'string') throw new Error(`${spec.file} has no server "${name}"`);
   return { command: entry.command, args: entry.args ?? [], env: entry.env ?? {} };
 }

@@ -55,6 +55,8 @@ export async function connectInMemory(options: {
   databaseUrl?: string;
   /** The workspace's project id, as AGENT_PROGRESS_PROJECT gives it to the server. */
   project?: string;
+  /** The clock the services date entries, tasks and leases by (default: now). */
+  clock?: () => Date;
 }): Promise<Connected> {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
@@ -64,6 +66,7 @@ export async function connectInMemory(options: {
     logger,
     host: hostOption(),
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

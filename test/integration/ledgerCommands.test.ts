@@ -1,12 +1,15 @@
 // Inside a real VS Code: the ledger commands run by a script (arguments instead of dialogs):
 // Export Ledger, Import Ledger (and its refusal of a conflicting file, with nothing written),
-// Archive or Delete Old Entries with an export first, Restore Archived Entries, Reveal Ledger Folder.
+// Archive or Delete Old Entries with an export first, Restore Archived Entries, Reveal Ledger Folder,
+// Recover Set-Aside Ledger Writes.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { encodeRecord } from '../../src/core/storage/sqlite/journal';
+import type { TailRecovery } from '../../src/core/storage/store';
 import { CommandIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
 import { EXTENSION_ID } from './util';
@@ -66,5 +69,16 @@ describe('ledger commands in VS Code', function () {
   it('names the folder that holds the ledger', async () => {
     const folder = await vscode.commands.executeCommand<string>(CommandIds.revealLedgerFolder);
     assert.equal(folder, path.dirname(api.ledgerPath));
+  });
+
+  it('recovers the intact writes of a set-aside journal tail into the ledger and keeps the file', async () => {
+    assert.deepEqual((await vscode.commands.executeCommand<TailRecovery>(CommandIds.recoverLedger))?.files, []);
+    const record = encodeRecord({ seq: 1, time: Date.parse('2026-01-01T00:00:00Z'), ops: [['INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', ['recovered-itest', 'recovered-itest', '2026-01-01T00:00:00.000Z']]], changes: 1, maintenance: false });
+    const tail = `${api.ledgerPath}.journal.tail-20260101T000000Z-99`;
+    fs.writeFileSync(tail, Buffer.concat([Buffer.from('damaged bytes'), record]));
+    const result = await vscode.commands.executeCommand<TailRecovery>(CommandIds.recoverLedger);
+    assert.deepEqual(result?.files.map((f) => [f.file, f.records, f.applied, f.damagedBytes, f.keptAs]), [[tail, 1, 1, 13, `${tail}.recovered`]]);
+    assert.ok((await (await api.deps.host.progress()).listProjects()).some((p) => p.projectId === 'recovered-itest'));
+    assert.ok(fs.existsSync(`${tail}.recovered`));
   });
 });

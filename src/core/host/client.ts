@@ -9,7 +9,7 @@ import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { socketConnection } from './connection';
 import { LedgerError } from '../errors';
 import type { Logger } from '../log';
-import type { Ledger, LedgerChange, LedgerStats } from '../storage/store';
+import type { Ledger, LedgerChange, LedgerStats, TailRecovery } from '../storage/store';
 import { VERSION } from '../version';
 import { hostPaths, type HostPaths } from './paths';
 import { BUILD, fromWire, toWire, LEDGER_ERROR_CODE, METHODS, PROTOCOL, STORE_METHODS, type CallParams, type ChangeParams, type HelloParams, type HelloResult, type HostStatus, type LedgerErrorData, type LedgerOp, type StoreName, type Wrapped } from './protocol';
@@ -39,6 +39,7 @@ interface Live {
   connection: MessageConnection;
   pid: number;
   version: string;
+  notices: string[];
 }
 
 export class HostConnection {
@@ -49,6 +50,8 @@ export class HostConnection {
   private closed = false;
   /** Hosts this connection has been served by (a new one after a kill or a handover). */
   connects = 0;
+  /** A call of this client wrote to the ledger: closing asks the host to leave the ledger file current. */
+  wrote = false;
 
   constructor(private readonly options: HostClientOptions) {
     this.paths = hostPaths(options.file);
@@ -65,9 +68,9 @@ export class HostConnection {
   }
 
   /** Connects (starting a host if allowed); resolves with the host's pid. */
-  async connect(): Promise<{ pid: number; version: string }> {
+  async connect(): Promise<{ pid: number; version: string; notices: string[] }> {
     const live = await this.connection();
-    return { pid: live.pid, version: live.version };
+    return { pid: live.pid, version: live.version, notices: live.notices };
   }
 
   private connection(): Promise<Live> {
@@ -126,8 +129,10 @@ export class HostConnection {
         socket.destroy();
         throw new HostIncompatible(answer.version);
       }
-      const live: Live = { connection, pid: answer.pid, version: answer.version };
+      const live: Live = { connection, pid: answer.pid, version: answer.version, notices: answer.notices ?? [] };
       this.connects++;
+      // The first host's notices are the ledger's (Services tells them); a later host's are told here.
+      if (this.connects > 1) for (const notice of live.notices) this.options.logger?.warn(notice);
       connection.onNotification(METHODS.changed, (change: ChangeParams) => this.fire(change));
       const lost = (): void => {
         if (this.live && this.live !== undefined) {
@@ -179,11 +184,20 @@ export class HostConnection {
   async call(store: StoreName, method: string, args: unknown[]): Promise<unknown> {
     const params: CallParams = { id: randomUUID(), store, method, args: toWire(args) as unknown[] };
     const answer = await this.request<Wrapped>(METHODS.call, params);
+    if (answer.w) this.wrote = true;
+    this.tell(answer);
     return fromWire(answer.v);
   }
 
   async ledgerOp(op: LedgerOp): Promise<unknown> {
-    return (await this.request<Wrapped>(METHODS.ledger, { op })).v;
+    const answer = await this.request<Wrapped>(METHODS.ledger, { op });
+    this.tell(answer);
+    return answer.v;
+  }
+
+  /** Notices a call raised in the host (a damaged journal tail set aside) are this caller's to tell. */
+  private tell(answer: Wrapped): void {
+    for (const notice of answer.n ?? []) this.options.logger?.warn(notice);
   }
 
   status(): Promise<HostStatus> {
@@ -195,6 +209,10 @@ export class HostConnection {
   }
 
   async close(): Promise<void> {
+    if (this.wrote && !this.closed && this.live) {
+      this.wrote = false;
+      await this.ledgerOp('flush').catch((err: unknown) => this.options.logger?.warn(`The ledger host could not write a snapshot: ${(err as Error).message}`));
+    }
     this.closed = true;
     const live = this.live;
     this.live = undefined;
@@ -231,7 +249,7 @@ export function hostsOpened(): number {
 /** Opens the ledger through its host (started if needed). Throws when no host can serve it. */
 export async function openHostLedger(options: HostClientOptions): Promise<Ledger & { readonly host: HostConnection }> {
   const connection = new HostConnection(options);
-  await connection.connect();
+  const { notices } = await connection.connect();
   opened++;
   const location = connection.paths.ledger;
   return {
@@ -242,7 +260,7 @@ export async function openHostLedger(options: HostClientOptions): Promise<Ledger
     workflow: storeProxy(connection, 'workflow'),
     review: storeProxy(connection, 'review'),
     transfer: storeProxy(connection, 'transfer'),
-    notices: [],
+    notices,
     onDidChange: (listener: (change: LedgerChange) => void) => connection.onChange((c) => listener({ foreign: c.foreign, maintenance: c.maintenance })),
     refresh: async () => {
       await connection.ledgerOp('refresh');
@@ -251,6 +269,7 @@ export async function openHostLedger(options: HostClientOptions): Promise<Ledger
     compact: async () => {
       await connection.ledgerOp('compact');
     },
+    recoverSetAside: async () => (await connection.ledgerOp('recoverSetAside')) as TailRecovery,
     settle: async () => {
       await connection.ledgerOp('settle');
     },

@@ -46,24 +46,7 @@ export function readOwnerFile(file: string): Owner | undefined {
   }
 }
 
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A killed host whose starter exited stays a zombie until init reaps it (some never do): dead.
-  if (process.platform === 'linux') {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return !/\) [ZX] /.test(stat);
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
+export { processAlive } from '../storage/fileLock';
 
 /** Removes `file` if it still holds what was read as `seen` (a newer owner's file is left alone). */
 export function removeIfSame(file: string, seen: Owner | undefined): void {

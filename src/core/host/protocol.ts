@@ -37,7 +37,7 @@ export const STORE_METHODS = {
 } as const;
 
 export type StoreName = keyof typeof STORE_METHODS;
-export const LEDGER_OPS = ['refresh', 'stats', 'compact', 'settle'] as const;
+export const LEDGER_OPS = ['refresh', 'stats', 'compact', 'settle', 'recoverSetAside', 'flush'] as const;
 export type LedgerOp = (typeof LEDGER_OPS)[number];
 
 /** Bumped by hand when a message changes shape; the method lists count by themselves. */
@@ -73,9 +73,11 @@ export interface CallParams {
   args: unknown[];
 }
 
-/** A result: `v` absent for undefined. */
+/** A result: `v` absent for undefined; `w` when the call wrote to the ledger; `n`: notices the call raised (a journal tail set aside). */
 export interface Wrapped {
   v?: unknown;
+  w?: true;
+  n?: string[];
 }
 
 export interface ChangeParams {

@@ -11,6 +11,7 @@ import { socketConnection } from './connection';
 import { isLedgerError } from '../errors';
 import type { Logger } from '../log';
 import { openLedger } from '../storage/openLedger';
+import { DEFAULT_CHECKPOINT } from '../storage/sqlite/engine';
 import type { Ledger } from '../storage/store';
 import { writeContext } from '../storage/writeContext';
 import { FILE_MODE, writeFileAtomicSync } from '../storage/files';
@@ -90,6 +91,8 @@ class Host {
   private server: net.Server | undefined;
   private ledger: Promise<Ledger> | undefined;
   private readonly clients = new Map<number, Client>();
+  /** Event notices of the ledger already told to a client. */
+  private readonly told = new Set<string>();
   private nextClient = 1;
   private inFlight = 0;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -170,7 +173,7 @@ class Host {
     connection.onClose(drop);
     connection.onError(() => undefined);
 
-    connection.onRequest(METHODS.hello, (params: HelloParams): HelloResult => {
+    connection.onRequest(METHODS.hello, async (params: HelloParams): Promise<HelloResult> => {
       if (typeof params?.token !== 'string' || params.token !== this.token) {
         setImmediate(drop);
         throw new ResponseError(LEDGER_ERROR_CODE, 'Not allowed: wrong ledger host token', { ledgerError: { code: 'permission_denied', message: 'Not allowed: wrong ledger host token', retryable: false } } satisfies LedgerErrorData);
@@ -191,7 +194,7 @@ class Host {
       if (params.protocol !== PROTOCOL) return { kind: 'incompatible', pid: process.pid, version: VERSION };
       client.ready = true;
       client.watch = params.watch === true;
-      return { kind: 'ok', pid: process.pid, version: VERSION, build: BUILD, notices: [] };
+      return { kind: 'ok', pid: process.pid, version: VERSION, build: BUILD, notices: await this.noticesForHello() };
     });
     connection.onRequest(METHODS.watch, () => {
       if (client.ready) client.watch = true;
@@ -226,6 +229,32 @@ class Host {
     }
   }
 
+  /** For a new client: the notices that still hold, and those no client was told yet. */
+  private async noticesForHello(): Promise<string[]> {
+    let ledger: Ledger;
+    try {
+      ledger = await this.ledger!;
+    } catch {
+      return []; // the calls answer why it cannot be opened
+    }
+    return [...(ledger.standingNotices?.() ?? []), ...this.untoldNotices(ledger)];
+  }
+
+  /** Notices raised since last asked that are events (told once, to whoever is asking now). */
+  private untoldNotices(ledger: Ledger): string[] {
+    const standing = new Set(ledger.standingNotices?.() ?? []);
+    const fresh = ledger.notices.filter((n) => !standing.has(n) && !this.told.has(n));
+    for (const n of fresh) this.told.add(n);
+    return fresh;
+  }
+
+  /** The answer with the notices the call raised. */
+  private async withNotices(answer: Wrapped): Promise<Wrapped> {
+    const fresh = this.untoldNotices(await this.ledger!);
+    if (fresh.length > 0) answer.n = fresh;
+    return answer;
+  }
+
   private async call(client: Client, params: CallParams): Promise<Wrapped> {
     const methods = STORE_METHODS[params.store as StoreName] as Record<string, true> | undefined;
     if (!methods || !Object.hasOwn(methods, params.method) || !Array.isArray(params.args) || typeof params.id !== 'string') {
@@ -234,14 +263,25 @@ class Host {
     const args = fromWire(params.args) as unknown[];
     const ledger = await this.ledger!;
     const store = ledger[params.store as StoreName] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-    const value = await writeContext.run({ id: params.id, n: 0, origin: client.id }, () => store[params.method]!(...args));
-    return value === undefined ? {} : { v: toWire(value) };
+    const context = { id: params.id, n: 0, origin: client.id };
+    const value = await writeContext.run(context, () => store[params.method]!(...args));
+    const answer: Wrapped = value === undefined ? {} : { v: toWire(value) };
+    if (context.n > 0) answer.w = true;
+    return this.withNotices(answer);
   }
 
   private async ledgerOp(op: LedgerOp): Promise<Wrapped> {
     if (!LEDGER_OPS.includes(op)) throw new Error(`Unknown ledger operation ${String(op)}`);
     const ledger = await this.ledger!;
     if (op === 'stats') return { v: await ledger.stats() };
+    if (op === 'recoverSetAside') return this.withNotices({ v: await ledger.recoverSetAside() });
+    if (op === 'flush') {
+      // A client that wrote is closing (the CLI exiting): the file at the ledger path is left
+      // current, as a process that opened it directly does when it closes.
+      const stats = await ledger.stats();
+      if (stats.journalBytes > 0 && stats.snapshotBytes <= DEFAULT_CHECKPOINT.freshMaxBytes) await ledger.compact();
+      return {};
+    }
     if (op === 'refresh') await ledger.refresh();
     else if (op === 'compact') await ledger.compact();
     else await ledger.settle();

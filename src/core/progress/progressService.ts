@@ -18,7 +18,7 @@ import {
   type SearchLogsOutput,
 } from './schemas';
 import type { SummaryProvider, Summariser } from './summariser';
-import type { EntryListing, LogEntry, ProjectInfo, TagCount } from './types';
+import type { EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
 /** 12 characters of nanoid's URL-safe alphabet (seed §3.3). */
 export const newEntryId = (): string => nanoid(12);
@@ -56,9 +56,14 @@ export function normaliseTags(tags: readonly string[] | undefined): string[] {
   return out;
 }
 
+/** Letters of the last word typed before quickSearch takes it as a prefix. */
+const MIN_PREFIX = 3;
+
 export class ProgressService {
   private readonly clock: () => Date;
   private readonly newId: () => string;
+  /** Summaries being made, by entry: concurrent get_context calls wait for the same one. */
+  private readonly summarising = new Map<string, Promise<{ summary: string; source: SummarySource }>>();
 
   constructor(private readonly deps: ProgressServiceDeps) {
     this.clock = deps.clock ?? (() => new Date());
@@ -89,21 +94,49 @@ export class ProgressService {
     }
   }
 
+  /**
+   * Stores an entry under an id the caller derived (session digests): false when that id is taken,
+   * which is how two processes writing the same digest end with one entry.
+   */
+  async logProgressOnce(raw: unknown, id: string): Promise<LogProgressOutput | false> {
+    const input = parseInput(logProgressInput, raw);
+    const createdAt = this.clock().toISOString();
+    try {
+      await this.deps.store.insertEntry({ id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null });
+    } catch (err) {
+      if (err instanceof LedgerError && err.code === 'conflict') return false;
+      throw err;
+    }
+    return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /** Caches a summary made elsewhere (a digest's), unless one is cached already. */
+  async cacheSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<void> {
+    await this.deps.store.saveSummary(projectId, id, summary, source);
+  }
+
   async getContext(raw: unknown, options: GetContextOptions = {}): Promise<GetContextOutput> {
     const input = parseInput(getContextInput, raw);
     const entry = await this.requireEntry(input.projectId, input.id);
     let summary = entry.summary;
     let source = entry.summarySource ?? undefined;
     if (summary === null) {
-      const made = await this.deps.summariser.summarise(entry, options.summaryProviders ?? [], options.signal);
-      summary = made.summary;
-      source = made.source;
-      if (made.source !== 'fallback') {
-        // Another agent may have cached one meanwhile; theirs wins so every reader sees the same.
-        const kept = await this.deps.store.saveSummary(entry.projectId, entry.id, made.summary, made.source);
-        summary = kept.summary;
-        source = kept.source;
+      // Calls arriving together for one entry share one summary, so the model is asked once (the
+      // first call's providers and abort signal; an aborted one yields the fallback, not cached).
+      const key = `${entry.projectId}\u0000${entry.id}`;
+      let pending = this.summarising.get(key);
+      if (!pending) {
+        pending = (async () => {
+          const made = await this.deps.summariser.summarise(entry, options.summaryProviders ?? [], options.signal);
+          if (made.source === 'fallback') return made;
+          // Another agent may have cached one meanwhile; theirs wins so every reader sees the same.
+          return this.deps.store.saveSummary(entry.projectId, entry.id, made.summary, made.source);
+        })().finally(() => this.summarising.delete(key));
+        this.summarising.set(key, pending);
       }
+      const kept = await pending;
+      summary = kept.summary;
+      source = kept.source;
     }
     const out: GetContextOutput = {
       id: entry.id,
@@ -147,14 +180,17 @@ export class ProgressService {
 
   /**
    * Search as you type for people (the editor's quick pick): full text over every project or one,
-   * the last word taken as a prefix, ranked, with snippets. Empty input lists the newest entries.
+   * the last word taken as a prefix once it has three letters, ranked, with snippets. Empty input
+   * lists the newest entries.
    */
   async quickSearch(input: string, options: { projectId?: string; limit?: number } = {}): Promise<{ entries: EntryListing[]; total: number }> {
     const limit = Math.min(Math.max(options.limit ?? 30, 1), 200);
     let text = input.trim();
     if (text.length > LIMITS.text) text = text.slice(0, LIMITS.text);
     if (text === '') return this.deps.store.searchEntries({ projectId: options.projectId, limit });
-    if (/[\p{L}\p{N}]$/u.test(text) && !text.endsWith('"')) text += '*';
+    // A prefix from the third letter of the last word on: "t*" would expand to every word in t.
+    const last = /[\p{L}\p{N}\p{M}]+$/u.exec(text)?.[0];
+    if (last && Array.from(last).length >= MIN_PREFIX && !text.endsWith('"')) text += '*';
     try {
       return await this.deps.store.searchEntries({ projectId: options.projectId, text, limit });
     } catch (err) {

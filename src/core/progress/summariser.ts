@@ -72,7 +72,9 @@ export function extractiveSummary(content: string): string {
 function describe(err: unknown): string {
   if (err instanceof Error) {
     const status = (err as { status?: unknown }).status;
-    return typeof status === 'number' ? `${status} ${err.message}` : err.message;
+    // The openai client's messages already begin with the status ("429 Rate limit..."): say it once.
+    if (typeof status !== 'number' || new RegExp(`^${status}\\b`).test(err.message)) return err.message;
+    return `${status} ${err.message}`;
   }
   return String(err);
 }

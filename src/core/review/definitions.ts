@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { invalidArgument, notFound } from '../errors';
+import { readRegularTextSync } from '../regularFile';
 import { codePointLength, unstorableReason } from '../text';
 import { parseJsonLocated, parseYamlLocated, SourceError, childPath, type Located } from './sourceParse';
 import { REQUIRED_PHASES, type DefinitionAgent, type ReviewContext, type ReviewDefinition } from './types';
@@ -173,9 +174,8 @@ function readDefinitionFile(workspace: string, fileName: string): ReviewDefiniti
   const full = path.join(workspace, rel);
   let content: string;
   try {
-    const stat = fs.statSync(full);
-    if (stat.size > MAX_FILE_BYTES) throw invalidArgument(`${rel} is ${stat.size} bytes; a review definition is at most ${MAX_FILE_BYTES} bytes`);
-    content = fs.readFileSync(full, 'utf8');
+    // A definition may be a symlink to a device (/dev/zero) or a FIFO: regular files only, capped.
+    content = readRegularTextSync(full, { maxBytes: MAX_FILE_BYTES, what: 'The review definition' });
   } catch (err) {
     if (err instanceof Error && err.name === 'LedgerError') throw err;
     throw invalidArgument(`Cannot read ${rel}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);

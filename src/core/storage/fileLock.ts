@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { LedgerError } from '../errors';
 import type { Logger } from '../log';
 import { FILE_MODE } from './files';
+import { readRegularTextSync } from '../regularFile';
 
 interface Owner {
   pid: number;
@@ -26,13 +27,27 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function processAlive(pid: number): boolean {
+/**
+ * Whether `pid` runs. A process killed while its parent lives on without reaping it (or whose
+ * parent exited into an init that never reaps) is a zombie: dead, although signal 0 reaches it.
+ * A ledger host killed with -9 while holding the lock was such a zombie, and its lock held every
+ * write back for the 2 minutes of MAX_HOLD_MS.
+ */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  if (process.platform === 'linux') {
+    try {
+      return !/\) [ZX] /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 export class FileLock {
@@ -142,7 +157,7 @@ export class FileLock {
   private readOwner(file = this.lockPath): Owner | 'empty' | undefined {
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readRegularTextSync(file, { maxBytes: 64 << 10, what: 'The ledger lock' });
     } catch {
       return undefined;
     }

@@ -9,7 +9,7 @@ import { SqliteQueueStore } from './sqlite/queueRepo';
 import { SqliteWorkflowStore } from './sqlite/workflowRepo';
 import { SqliteReviewStore } from './sqlite/reviewRepo';
 import { SqliteTransferStore } from './sqlite/transferRepo';
-import { bm25 } from './sqlite/search';
+import { SEARCH_FUNCTIONS } from './sqlite/search';
 import { openPostgresLedger } from './postgres/openPostgresLedger';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
 
@@ -41,7 +41,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
     ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
-    functions: { ap_bm25: (blob) => bm25(blob) },
+    functions: SEARCH_FUNCTIONS,
   });
   const progress = new SqliteProgressStore(engine);
   return {
@@ -54,6 +54,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     get notices() {
       return engine.notices;
     },
+    standingNotices: () => engine.standingNotices(),
     onDidChange: (listener: (change: LedgerChange) => void) => engine.onDidChange((c) => listener({ foreign: c.foreign, maintenance: c.maintenance })),
     refresh: async () => {
       engine.refresh();
@@ -62,6 +63,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     compact: async () => {
       await engine.checkpoint();
     },
+    recoverSetAside: () => engine.recoverSetAside(),
     settle: () => progress.flushIndex(),
     close: () => engine.close(),
   };

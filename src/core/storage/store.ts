@@ -41,6 +41,25 @@ export interface LedgerStats {
   journalBytes: number;
 }
 
+/** What Ledger.recoverSetAside did with each set-aside journal tail. */
+export interface TailRecovery {
+  journal: string;
+  files: {
+    file: string;
+    /** Intact records found in it. */
+    records: number;
+    /** Records written to the ledger again. */
+    applied: number;
+    /** Records that no longer apply, with why. */
+    skipped: { time: string; reason: string }[];
+    /** Bytes that were no part of an intact record (the damage). */
+    damagedBytes: number;
+    /** Where the file is now. */
+    keptAs: string;
+    refused?: string;
+  }[];
+}
+
 export interface Ledger {
   /** Where the ledger lives (a file path for the embedded engine). */
   readonly location: string;
@@ -52,12 +71,22 @@ export interface Ledger {
   readonly transfer: TransferStore;
   /** Things a person should be told, such as an unreadable file moved aside. */
   readonly notices: readonly string[];
+  /**
+   * Those of `notices` that stay true until someone acts (a damaged journal byte hiding writes):
+   * a ledger host tells them to every client, and the other notices once.
+   */
+  standingNotices?(): readonly string[];
   onDidChange(listener: (change: LedgerChange) => void): () => void;
   /** Applies other processes' writes now instead of waiting for the watcher. */
   refresh(): Promise<void>;
   stats(): Promise<LedgerStats>;
   /** Writes a snapshot now (the engine also does this on its own). */
   compact(): Promise<void>;
+  /**
+   * Writes again the intact records of journal tails set aside as damaged (the embedded engine);
+   * a PostgreSQL ledger has no journal and refuses.
+   */
+  recoverSetAside(): Promise<TailRecovery>;
   /** Finishes background upkeep (indexing) now instead of when idle. */
   settle(): Promise<void>;
   close(): Promise<void>;

@@ -2,9 +2,11 @@
 // for writing. A last line without its newline is not consumed: a writer may still be appending it
 // (or was killed mid-line); it is read again, whole, once its newline arrives.
 
-import * as fs from 'node:fs';
+import { openRegular } from '../regularFile';
 
 const CHUNK = 1 << 20;
+/** A transcript that is one JSON document is read whole; larger than this, it is not read. */
+const MAX_WHOLE_BYTES = 256 << 20;
 
 export interface LineRead {
   /** The offset after the last complete line read: where the next read starts. */
@@ -20,7 +22,7 @@ export interface LineRead {
  * onLine may return false to stop early; consumedTo then points after the line that stopped it.
  */
 export async function readLines(file: string, start: number, end: number | undefined, onLine: (text: string, offset: number) => boolean | void): Promise<LineRead> {
-  const handle = await fs.promises.open(file, 'r');
+  const handle = await openRegular(file, 'The transcript');
   try {
     const size = end ?? (await handle.stat()).size;
     let position = start;
@@ -64,9 +66,10 @@ export async function readLines(file: string, start: number, end: number | undef
 
 /** The whole file as text (for formats that are one JSON document), read-only. */
 export async function readWhole(file: string, end?: number): Promise<{ text: string; bytesRead: number }> {
-  const handle = await fs.promises.open(file, 'r');
+  const handle = await openRegular(file, 'The transcript');
   try {
     const size = end ?? (await handle.stat()).size;
+    if (size > MAX_WHOLE_BYTES) throw new Error(`${file} is larger than ${MAX_WHOLE_BYTES} bytes`);
     const buffer = Buffer.alloc(size);
     let got = 0;
     while (got < size) {

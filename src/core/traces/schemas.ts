@@ -74,7 +74,7 @@ export const analyzeSessionInput = z
 
 export const searchEventPreviewsInput = z
   .object({
-    query: requiredText('query', LIMITS.query).describe('Text to find (case-insensitive substring) in the events\' JSON: tool names, arguments, outputs, messages.'),
+    query: requiredText('query', LIMITS.query).describe('Text to find (case-insensitive substring) in the events\' values: tool names, arguments, outputs, messages; not field names.'),
     limit: pageLimit(),
     cursor: cursor(),
     provider: provider(),
@@ -99,7 +99,7 @@ export const getEventDetailsInput = z
 
 export const searchEventsInput = z
   .object({
-    pattern: requiredText('pattern', LIMITS.query).describe('Text to find (case-insensitive substring) in the events\' JSON.'),
+    pattern: requiredText('pattern', LIMITS.query).describe('Text to find (case-insensitive substring) in the events\' values, not field names.'),
     limit: pageLimit(),
     cursor: cursor(),
     provider: provider(),

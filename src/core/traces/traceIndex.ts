@@ -154,6 +154,15 @@ export class TraceIndex {
     return run;
   }
 
+  /**
+   * A refresh that starts after this call: waits for one already running (it may have listed the
+   * folders before a file appeared), then starts one, or joins one another caller started since.
+   */
+  async rescan(): Promise<RefreshStats> {
+    if (this.refreshing) await this.refreshing.catch(() => undefined);
+    return this.refresh(true);
+  }
+
   private async doRefresh(): Promise<RefreshStats> {
     const started = performance.now();
     const stats: RefreshStats = { files: 0, parsed: 0, tailed: 0, unchanged: 0, removed: 0, bytesRead: 0, ms: 0 };

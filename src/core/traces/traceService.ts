@@ -38,13 +38,14 @@ import { PROVIDER_LABELS, PROVIDERS, type EventType, type Provider, type TokenCo
 /**
  * Whole-result budgets (text and structured content together), per tool and level. What a tool
  * answers with its default arguments stays under 30 KB (list, projects, summary, analyze, search,
- * details); levels asked for explicitly (turns, steps, full) go up to the 100 KB ceiling.
+ * details); summary and turns keep to the specification's 15 KB and 30 KB; steps and full go up to
+ * the 100 KB ceiling.
  */
 export const BUDGETS = {
   list: 28_000,
   projects: 28_000,
-  summary: 28_000,
-  turns: 60_000,
+  summary: 15_000,
+  turns: 30_000,
   steps: 98_000,
   full: 98_000,
   analyze: 12_000,
@@ -96,6 +97,19 @@ export function clipDeep(value: unknown, max: number, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = clipDeep(v, max, depth + 1);
   return out;
+}
+
+/**
+ * Whether a text or number anywhere in a payload contains the (lower-case) needle. Values only:
+ * field names (is_error, status, name, text, output) are the same in every event of a type, so
+ * matching them would find every event.
+ */
+export function valueContains(value: unknown, needle: string, depth = 0): boolean {
+  if (typeof value === 'string') return value.toLowerCase().includes(needle);
+  if (typeof value === 'number') return String(value).includes(needle);
+  if (value === null || typeof value !== 'object' || depth > 64) return false;
+  if (Array.isArray(value)) return value.some((v) => valueContains(v, needle, depth + 1));
+  return Object.values(value as Record<string, unknown>).some((v) => valueContains(v, needle, depth + 1));
 }
 
 interface StringLeaf {
@@ -267,6 +281,21 @@ export class TraceService {
     return this.index.refresh(force);
   }
 
+  /**
+   * A session by id or unique prefix. A miss rescans first (new and changed files only; misses at
+   * the same time share one rescan), so a transcript an agent started a moment ago is found even
+   * when the last refresh ran under a second before.
+   */
+  async find(idOrPrefix: string): Promise<IndexedSession> {
+    try {
+      return this.index.resolve(idOrPrefix);
+    } catch (err) {
+      if (!(err instanceof TraceError) || err.code !== 'session_not_found') throw err;
+    }
+    await this.index.rescan();
+    return this.index.resolve(idOrPrefix);
+  }
+
   analysis(s: IndexedSession): Analysis {
     const cached = this.analyses.get(s.builder);
     if (cached && cached.events === s.builder.eventCount) return cached.analysis;
@@ -412,14 +441,15 @@ export class TraceService {
     const input = this.parse(getSessionDetailsInput, raw);
     const level: DetailLevel = input.detail_level ?? 'summary';
     await this.index.refresh();
-    const s = this.index.resolve(input.session_id);
+    const s = await this.find(input.session_id);
     const query = fingerprint({ id: s.id, level, r: input.include_reasoning === true, l: input.include_ledger === true });
     const pos = input.cursor ? decodeCursor(`details:${level}`, query, input.cursor) : { t: 0, st: 0 };
     const turnFrom = typeof pos.t === 'number' && pos.t >= 0 ? pos.t : 0;
     const stepFrom = typeof pos.st === 'number' && pos.st >= 0 ? pos.st : 0;
+    const childFrom = typeof pos.c === 'number' && pos.c >= 0 ? pos.c : 0;
     const head = { session_id: s.id, detail_level: level, provider: s.provider, title: s.title ? clip(redactText(s.title), 200) : null, start_time: s.start, end_time: s.end };
-    const cursorAt = (t: number, st = 0): string => encodeCursor(`details:${level}`, query, { t, st });
-    if (level === 'summary') return this.summary(s, head, turnFrom, input.cursor === undefined && input.include_ledger === true, cursorAt);
+    const cursorAt = (t: number, st = 0, c = 0): string => encodeCursor(`details:${level}`, query, c > 0 ? { t, st, c } : { t, st });
+    if (level === 'summary') return this.summary(s, head, turnFrom, childFrom, input.cursor === undefined && input.include_ledger === true, cursorAt);
     if (level === 'turns') return this.turnsLevel(s, head, turnFrom, stepFrom, input.include_reasoning === true, cursorAt);
     return this.stepsLevel(s, head, level, turnFrom, stepFrom, cursorAt);
   }
@@ -428,13 +458,18 @@ export class TraceService {
     s: IndexedSession,
     head: Omit<GetSessionDetailsOutput, 'turns' | 'next_cursor' | 'hint'>,
     turnFrom: number,
+    childFrom: number,
     withLedger: boolean,
-    cursorAt: (t: number) => string,
+    cursorAt: (t: number, st?: number, c?: number) => string,
   ): Promise<GetSessionDetailsOutput> {
     const b = s.builder;
     // Built in the order a reader wants the keys: header, stats, children, turns, cursor, hint.
     const out = { ...head } as GetSessionDetailsOutput;
-    if (turnFrom === 0) {
+    const budget = BUDGETS.summary;
+    // Room for the cursor, the hint and its size note, each twice (structured and text).
+    let used = costOf(out) + 1500;
+    const notes: string[] = [];
+    if (turnFrom === 0 && childFrom === 0) {
       out.stats = {
         total_turns: b.humanTurns,
         total_tokens: b.tokens.total,
@@ -451,17 +486,51 @@ export class TraceService {
         parent_id: s.parentId,
         project_path: s.projectRoot,
         project_hash: s.projectHash,
+        subagents: s.children.length,
       };
-      out.children = s.children.map((id) => this.index.get(id)).filter((c): c is IndexedSession => c !== undefined).slice(0, 50).map((c) => {
+      used += costOf(out.stats);
+      if (withLedger) {
+        // At most a quarter of the page; the rest is in the ledger's own tools.
+        const all = await this.ledgerFor(s, 20);
+        out.ledger = [];
+        let room = budget / 4;
+        for (const a of all) {
+          const item = { ...a, title: clip(redactText(a.title), 200) };
+          const cost = costOf(item);
+          if (cost > room) break;
+          room -= cost;
+          used += cost;
+          out.ledger.push(item);
+        }
+        if (out.ledger.length < all.length) notes.push(`${out.ledger.length} of ${all.length}${all.length >= 20 ? '+' : ''} ledger records shown; the progress tools (search_logs) list them all.`);
+      }
+    }
+    // Sub-agents before the turns, on as many pages as they need, leaving room for a few turns.
+    let childCursor: string | null = null;
+    if (turnFrom === 0) {
+      const kids = s.children.map((id) => this.index.get(id)).filter((c): c is IndexedSession => c !== undefined).slice(childFrom);
+      if (kids.length > 0) out.children = [];
+      for (const c of kids) {
         const { parent_id: _p, snippet: _s, models: _m, git_branch: _g, project_path: _pp, project_hash: _ph, provider: _pr, ...rest } = this.listing(c);
-        return rest;
-      });
-      if (withLedger) out.ledger = (await this.ledgerFor(s, 20)).map((a) => ({ ...a, title: redactText(a.title) }));
+        const cost = costOf(rest);
+        if (out.children!.length > 0 && used + cost > budget - 2_500) {
+          childCursor = cursorAt(0, 0, childFrom + out.children!.length);
+          notes.push(`Sub-agents ${childFrom + 1}-${childFrom + out.children!.length} of ${s.children.length} shown; the next page has the rest, then the turns.`);
+          break;
+        }
+        used += cost;
+        out.children!.push(rest);
+      }
+    }
+    if (childCursor) {
+      out.turns = [];
+      out.next_cursor = childCursor;
+      out.hint = `${notes.join(' ')} Call again with cursor=next_cursor.`;
+      return withSize(out);
     }
     out.turns = [];
     out.next_cursor = null;
     out.hint = '';
-    let used = costOf(out) + 600;
     const turns = b.turns.slice(turnFrom);
     for (const t of turns) {
       const item = {
@@ -476,14 +545,14 @@ export class TraceService {
         stats: { input_tokens: t.tokens.input, output_tokens: t.tokens.output, total_tokens: t.tokens.total },
       };
       const cost = costOf(item);
-      if (out.turns.length > 0 && used + cost > BUDGETS.summary) {
+      if (out.turns.length > 0 && used + cost > budget) {
         out.next_cursor = cursorAt(t.index);
         break;
       }
       used += cost;
       out.turns.push(item);
     }
-    out.hint = `Use detail_level='turns' to see tool execution summaries, analyze_session for failures and loops.${out.next_cursor ? ' More turns: call again with cursor=next_cursor.' : ''}`;
+    out.hint = `${notes.length > 0 ? `${notes.join(' ')} ` : ''}Use detail_level='turns' to see tool execution summaries, analyze_session for failures and loops.${out.next_cursor ? ' More turns: call again with cursor=next_cursor.' : ''}`;
     return withSize(out);
   }
 
@@ -497,7 +566,8 @@ export class TraceService {
   ): GetSessionDetailsOutput {
     const b = s.builder;
     const out: GetSessionDetailsOutput = { ...head, turns: [], next_cursor: null, hint: '' };
-    let used = costOf(out) + 600;
+    // Room for the cursor, the hint and its size note, each twice (structured and text).
+    let used = costOf(out) + 1500;
     const stepOut = (st: StepInfo) => {
       const failed = st.toolCalls.filter((i) => b.toolCalls[i]!.status === 'error').length;
       return {
@@ -682,7 +752,7 @@ export class TraceService {
   async analyzeSession(raw: unknown): Promise<AnalyzeSessionOutput> {
     const input = this.parse(analyzeSessionInput, raw);
     await this.index.refresh();
-    const s = this.index.resolve(input.session_id);
+    const s = await this.find(input.session_id);
     const b = s.builder;
     const a = this.analysis(s);
     const includeFailures = input.include_failures !== false;
@@ -730,7 +800,7 @@ export class TraceService {
     itemFor: (ev: TraceEvent, s: IndexedSession) => EventMatch & { payload?: unknown },
   ): Promise<{ matches: (EventMatch & { payload?: unknown })[]; next: string | null; scanned: number; total: number; timedOut: boolean }> {
     await this.index.refresh();
-    const only = input.session_id ? this.index.resolve(input.session_id) : undefined;
+    const only = input.session_id ? await this.find(input.session_id) : undefined;
     const needle = input.query.toLowerCase();
     const rawFirst = !/[[\]]/.test(needle) && !'[redacted]'.includes(needle);
     const query = fingerprint({ q: needle, p: input.provider, t: input.event_type, s: only?.id });
@@ -765,9 +835,8 @@ export class TraceService {
         if (input.event_type && ev.type !== input.event_type) return undefined;
         // Cheap test on the raw payload first: redaction only puts "[REDACTED]" in place of
         // secrets, so unless the needle could overlap that marker, no raw match means no match.
-        if (rawFirst && !`${ev.type} ${JSON.stringify(ev.payload)}`.toLowerCase().includes(needle)) return undefined;
-        const hay = `${ev.type} ${JSON.stringify(redactValue(ev.payload))}`.toLowerCase();
-        if (!hay.includes(needle)) return undefined;
+        if (rawFirst && !valueContains(ev.payload, needle)) return undefined;
+        if (!valueContains(redactValue(ev.payload), needle)) return undefined;
         if (matches.length >= limit) {
           next = { s: s.start, i: s.id, e: ev.index - 1 };
           stop = true;
@@ -838,7 +907,7 @@ export class TraceService {
   async getEventDetails(raw: unknown): Promise<GetEventDetailsOutput> {
     const input = this.parse(getEventDetailsInput, raw);
     await this.index.refresh();
-    const s = this.index.resolve(input.session_id);
+    const s = await this.find(input.session_id);
     const count = s.builder.eventCount;
     if (input.event_index >= count) {
       throw new TraceError('invalid_event_index', `Event index ${input.event_index} out of bounds for session ${s.id} (max: ${count - 1})`, {
@@ -957,7 +1026,7 @@ export class TraceService {
   /** A session for the webview: structure, tool calls with their status, analysis; no payloads. */
   async sessionView(idOrPrefix: string, maxTurns = 400): Promise<SessionView> {
     await this.index.refresh();
-    const s = this.index.resolve(idOrPrefix);
+    const s = await this.find(idOrPrefix);
     const b = s.builder;
     return {
       session: this.listing(s),
@@ -991,7 +1060,7 @@ export class TraceService {
 
   /** One event, redacted, long texts cut to `maxChars` (the webview's detail pane). */
   async eventPreview(idOrPrefix: string, eventIndex: number, maxChars = 20_000): Promise<{ type: EventType; timestamp: string | null; payload: unknown } | undefined> {
-    const s = this.index.resolve(idOrPrefix);
+    const s = await this.find(idOrPrefix);
     let found: TraceEvent | undefined;
     await this.index.scanEvents(s, (ev) => {
       if (ev.index !== eventIndex) return undefined;

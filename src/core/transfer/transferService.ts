@@ -2,9 +2,9 @@
 // delete progress entries older than N days, after writing the entries it removes to a JSON file
 // that Import Ledger (or `agent-progress import`) brings back. Plain Node; no transport.
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LedgerError } from '../errors';
+import { isLedgerError, LedgerError } from '../errors';
+import { readRegularTextSync } from '../regularFile';
 import type { Logger } from '../log';
 import { ensurePrivateDir, timestampForFileName, writeFileAtomicSync } from '../storage/files';
 import type { RetentionScope, TransferStore } from '../storage/transferStore';
@@ -13,6 +13,8 @@ import { makeDocument, parseLedgerDocument, type ImportCounts, type LedgerDocume
 export type RetentionAction = 'archive' | 'delete';
 export const RETENTION_ACTIONS: readonly RetentionAction[] = ['archive', 'delete'];
 const MAX_DAYS = 36_500;
+/** An export larger than this cannot be one JSON string in V8 anyway. */
+const MAX_IMPORT_BYTES = 512 << 20;
 
 export interface RetentionPlan {
   action: RetentionAction;
@@ -76,8 +78,9 @@ export class TransferService {
   async importFile(file: string): Promise<{ document: LedgerDocument; counts: ImportCounts }> {
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readRegularTextSync(file, { maxBytes: MAX_IMPORT_BYTES, what: 'The file to import' });
     } catch (err) {
+      if (isLedgerError(err)) throw err;
       throw new LedgerError('not_found', `Cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Give the path of a file written by Export Ledger.`);
     }
     return this.importText(text, path.basename(file));

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readRegularFileSync, readRegularTextSync } from '../regularFile';
 import { isIgnored, parseIgnoreFile, type IgnoreLayer } from './ignore';
 
 export interface ManifestEntry {
@@ -55,6 +56,8 @@ export const DEFAULT_MAX_FILES = 200_000;
 /** A cached hash is trusted only for files last modified this long before the cache was taken (coarse file-system clocks). */
 const RACY_MS = 2_000;
 const STREAM_ABOVE = 8 << 20;
+/** A .gitignore larger than this is not read (a symlink to /dev/zero would never end). */
+const MAX_IGNORE_BYTES = 1 << 20;
 
 /** Streams a large file through the hash without blocking the event loop for its whole length. */
 function hashLargeFile(file: string): Promise<string> {
@@ -105,7 +108,7 @@ export async function checksumSnapshot(root: string, options: ChecksumOptions = 
     const dir = abs(item.rel);
     let layers = item.layers;
     try {
-      const rules = parseIgnoreFile(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'));
+      const rules = parseIgnoreFile(readRegularTextSync(path.join(dir, '.gitignore'), { maxBytes: MAX_IGNORE_BYTES, what: 'The .gitignore' }));
       if (rules.length > 0) layers = [...layers, { base: item.rel, rules }];
     } catch {
       // no .gitignore here
@@ -157,7 +160,7 @@ export async function checksumSnapshot(root: string, options: ChecksumOptions = 
       try {
         if (kind === 'l') hash = createHash('md5').update(fs.readlinkSync(file)).digest('hex');
         else if (st.size > STREAM_ABOVE) hash = await hashLargeFile(file);
-        else hash = createHash('md5').update(fs.readFileSync(file)).digest('hex');
+        else hash = createHash('md5').update(readRegularFileSync(file, { maxBytes: STREAM_ABOVE, what: 'The file' })).digest('hex');
       } catch {
         return; // unreadable or gone: left out, as git add --ignore-errors would
       }

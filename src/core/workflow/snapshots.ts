@@ -26,6 +26,10 @@ import {
   type Repository,
 } from './git';
 import type { CommitInfo, FilesChanged, Snapshot } from './types';
+import { readRegularFileSync } from '../regularFile';
+
+/** A checksum manifest (gzip) larger than this is not ours: 100,000 files make a few MB. */
+const MAX_MANIFEST_BYTES = 256 << 20;
 
 /** A snapshot as taken, before it belongs to a task. */
 export type TakenSnapshot = Omit<Snapshot, 'taskId' | 'role'>;
@@ -207,7 +211,7 @@ export class Snapshotter {
 
   private readCache(root: string): Manifest | undefined {
     try {
-      return decodeManifest(gunzipSync(fs.readFileSync(path.join(this.options.manifestDir, cacheName(root)))));
+      return decodeManifest(gunzipSync(readRegularFileSync(path.join(this.options.manifestDir, cacheName(root)), { maxBytes: MAX_MANIFEST_BYTES, what: 'The checksum cache' })));
     } catch {
       return undefined;
     }
@@ -231,7 +235,7 @@ export class Snapshotter {
     const file = path.join(this.options.manifestDir, path.basename(snapshot.manifest));
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(file);
+      bytes = readRegularFileSync(file, { maxBytes: MAX_MANIFEST_BYTES, what: 'The checksum file' });
     } catch {
       return `its checksum file ${file} is missing`;
     }

@@ -136,9 +136,13 @@ export function registerConnectAgents(deps: ExtensionDeps): vscode.Disposable {
       await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
       await vscode.window.showTextDocument(doc, { preview: true });
       const written = plans.filter((p) => p.status === 'create' || p.status === 'update').map((p) => p.client.file);
-      void vscode.window.showInformationMessage(
-        written.length > 0 ? `Agent Progress: wrote ${written.join(', ')}. Agents started in this folder now log to the ledger the sidebar shows.` : 'Agent Progress: the agents\' configuration was already up to date.',
-      );
+      // Hooks are offered, never written from here: their own command shows the diff first.
+      void vscode.window
+        .showInformationMessage(
+          written.length > 0 ? `Agent Progress: wrote ${written.join(', ')}. Agents started in this folder now log to the ledger the sidebar shows.` : 'Agent Progress: the agents\' configuration was already up to date.',
+          'Add Agent Hooks…',
+        )
+        .then((choice) => (choice ? vscode.commands.executeCommand(CommandIds.connectAgentHooks) : undefined));
     }
     return {
       entries,

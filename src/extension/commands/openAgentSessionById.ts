@@ -22,12 +22,12 @@ export function registerOpenAgentSessionById(deps: ExtensionDeps): vscode.Dispos
     await service.refresh();
     let id = typed.trim();
     try {
-      id = service.index.resolve(id).id;
+      id = (await service.find(id)).id;
     } catch (err) {
       if (loadCore().isTraceError(err) && err.code === 'ambiguous_session_prefix') {
         const matches = (err.details.matches as string[]).map((m) => service.index.get(m)).filter((s) => s !== undefined);
         const pick = await vscode.window.showQuickPick(
-          matches.map((s) => ({ label: s.id, description: s.title ?? s.builder.turns[0]?.userMessage ?? '', detail: `${s.provider} · ${s.start ?? ''}` })),
+          matches.map((s) => ({ label: s.id, description: service.listing(s).title ?? s.builder.turns[0]?.userMessage ?? '', detail: `${s.provider} · ${s.start ?? ''}` })),
           { title: err.message },
         );
         if (!pick) return false;

@@ -6,6 +6,7 @@ import type { EntryListing } from '../../core/progress/types';
 import { CommandIds } from '../commandIds';
 import type { ExtensionDeps } from '../deps';
 import { relativeTime } from '../views/format';
+import { latestSearch } from './latestSearch';
 
 interface ResultItem extends vscode.QuickPickItem {
   entry?: EntryListing;
@@ -32,25 +33,26 @@ export function registerSearchLogs(deps: ExtensionDeps): vscode.Disposable {
     pick.placeholder = 'Words in titles and content: "a phrase", prefix*, -exclude, OR';
     pick.matchOnDescription = false;
     pick.matchOnDetail = false;
-    let generation = 0;
     let timer: NodeJS.Timeout | undefined;
-    const run = async (value: string): Promise<void> => {
-      const mine = ++generation;
-      pick.busy = true;
-      try {
-        const { entries, total } = await (await deps.host.progress()).quickSearch(value, { limit: 40 });
-        if (mine !== generation) return;
+    const searches = latestSearch(async (value) => (await deps.host.progress()).quickSearch(value, { limit: 40 }), {
+      answer(value, { entries, total }) {
         pick.items = entries.length > 0 ? searchItems(entries, total, new Date()) : [{ label: value ? `No entries match "${value}"` : 'No entries yet', alwaysShow: true }];
-      } catch (err) {
-        if (mine === generation) pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
-      } finally {
-        if (mine === generation) pick.busy = false;
-      }
-    };
+      },
+      failure(_value, err) {
+        pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
+      },
+      busy(busy) {
+        pick.busy = busy;
+      },
+    });
     const done = new Promise<void>((resolve) => {
       pick.onDidChangeValue((value) => {
         if (timer) clearTimeout(timer);
-        timer = setTimeout(() => void run(value), DEBOUNCE_MS);
+        searches.invalidate(); // an answer for an older value is stale from now on
+        timer = setTimeout(() => {
+          timer = undefined;
+          void searches.request(value);
+        }, DEBOUNCE_MS);
       });
       pick.onDidAccept(() => {
         const chosen = pick.selectedItems[0]?.entry;
@@ -67,7 +69,7 @@ export function registerSearchLogs(deps: ExtensionDeps): vscode.Disposable {
     });
     if (typeof initial === 'string') pick.value = initial;
     pick.show();
-    await run(pick.value);
-    return { pick, done };
+    await searches.request(pick.value);
+    return { pick, done, searches };
   });
 }

@@ -5,7 +5,8 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatJson, parseJsonConfig, readJsonServer, upsertJsonServer, type JsonObject } from './jsonMerge';
+import { parseJsonConfig, readJsonServer, upsertJsonServerText, type JsonObject } from './jsonMerge';
+import { parse as parseToml } from 'smol-toml';
 import { ConfigFormatError, readTomlServer, upsertTomlServer, type StdioServer } from './tomlMerge';
 
 export type AgentClientId = 'claude' | 'codex' | 'cursor' | 'gemini' | 'vscode';
@@ -125,8 +126,6 @@ export interface FilePlan {
   after: string | undefined;
   changes: EntryChange[];
   error?: string;
-  /** JSON with comments: written back without them. */
-  commentsDropped?: boolean;
 }
 
 const sameLaunch = (a: { command?: unknown; args?: unknown; env?: unknown }, b: StdioServer): boolean =>
@@ -166,22 +165,28 @@ export function planClient(client: AgentClient, workspace: string, existing: str
         plan.changes.push({ name: entry.name, status, ...(previous && status !== 'unchanged' && !isOwnEntry(previous) ? { foreign: describeForeign(previous) } : {}) });
         if (status === 'added' || status === 'updated' || status === 'replaced') text = upsertTomlServer(text, entry.name, entry.launch);
       }
+      const written = entries.filter((e) => ['added', 'updated', 'replaced'].includes(plan.changes.find((c) => c.name === e.name)!.status));
+      if (written.length > 0) checkToml(existing ?? '', text, written);
     } else {
-      const parsed = parseJsonConfig(text, client.file);
-      let config = parsed.config;
+      const { config } = parseJsonConfig(text, client.file);
       for (const entry of entries) {
         const previous = readJsonServer(config, client.rootKey!, entry.name, client.file);
         const status = decide(previous, entry, replaceForeign);
         plan.changes.push({ name: entry.name, status, ...(previous && status !== 'unchanged' && !isOwnEntry(previous) ? { foreign: describeForeign(previous) } : {}) });
         if (status === 'added' || status === 'updated' || status === 'replaced') {
           const value: JsonObject = { ...(client.type ? { type: client.type } : {}), command: entry.launch.command, args: entry.launch.args, env: entry.launch.env };
-          config = upsertJsonServer(config, client.rootKey!, entry.name, value);
+          // Edited in place: the file's comments, strings and layout stay as they were.
+          text = upsertJsonServerText(text, client.rootKey!, entry.name, value);
         }
       }
-      const changed = plan.changes.some((c) => c.status !== 'unchanged' && c.status !== 'kept');
-      if (changed) {
-        text = formatJson(config, existing?.includes('\r\n') ? '\r\n' : '\n');
-        if (parsed.hadComments) plan.commentsDropped = true;
+      // What the client will read back: every other server as it was, ours as written.
+      const after = parseJsonConfig(text, client.file).config;
+      for (const entry of entries) {
+        const written = readJsonServer(after, client.rootKey!, entry.name, client.file);
+        const status = plan.changes.find((c) => c.name === entry.name)!.status;
+        if ((status === 'added' || status === 'updated' || status === 'replaced') && !(written && sameLaunch(written, entry.launch))) {
+          throw new ConfigFormatError(`${client.file}: the merged file would not hold ${entry.name} as written; fix the file by hand and run the command again`);
+        }
       }
     }
     plan.after = text;
@@ -192,9 +197,44 @@ export function planClient(client: AgentClient, workspace: string, existing: str
     if (!(err instanceof ConfigFormatError)) throw err;
     plan.status = 'error';
     plan.after = existing;
-    plan.error = client.format === 'toml' ? `${client.file}, ${err.message}` : err.message;
+    plan.error = client.format === 'toml' ? `${client.file}${err.message.startsWith('line ') ? ',' : ''} ${err.message}` : err.message;
   }
   return plan;
+}
+
+/**
+ * Refuses a merge that a TOML parser does not read back as written: the editor only replaces its
+ * own table, so a file that defines `mcp_servers` another way (an inline `mcp_servers = {...}`)
+ * would otherwise be left invalid. Checked before anything is written.
+ */
+function checkToml(before: string, after: string, written: readonly ServerEntry[]): void {
+  const read = (text: string): Record<string, unknown> | Error => {
+    try {
+      return parseToml(text) as Record<string, unknown>;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  };
+  const first = (err: Error): string => err.message.split('\n')[0]!.trim();
+  const original = read(before);
+  if (original instanceof Error) throw new ConfigFormatError(`is not valid TOML (${first(original)}); fix it and run the command again`);
+  const merged = read(after);
+  if (merged instanceof Error) {
+    const inline = typeof original.mcp_servers === 'object' && /^\s*mcp_servers\s*=/m.test(before);
+    throw new ConfigFormatError(
+      inline
+        ? 'defines mcp_servers inline (mcp_servers = { ... }), and adding a [mcp_servers.<name>] table to it would make the file invalid TOML; ' +
+            'write each server as its own [mcp_servers.<name>] table, then run the command again. Nothing was written.'
+        : `would not be valid TOML after the merge (${first(merged)}); fix the file by hand and run the command again. Nothing was written.`,
+    );
+  }
+  const servers = (merged.mcp_servers ?? {}) as Record<string, { command?: unknown; args?: unknown; env?: unknown }>;
+  for (const entry of written) {
+    const read = servers[entry.name];
+    if (!read || !sameLaunch(read, entry.launch)) {
+      throw new ConfigFormatError(`would not hold ${entry.name} as written when read as TOML; fix the file by hand and run the command again. Nothing was written.`);
+    }
+  }
 }
 
 function decide(previous: { command?: unknown; args?: unknown; env?: unknown } | undefined, entry: ServerEntry, replaceForeign: boolean): EntryStatus {
@@ -279,7 +319,6 @@ export function describePlans(plans: readonly FilePlan[], entries: readonly Serv
     lines.push(`## ${plan.client.label}: \`${plan.client.file}\` ${what}`, '');
     if (plan.error) lines.push(plan.error, '');
     for (const c of plan.changes) lines.push(`- \`${c.name}\`: ${STATUS_WORDS[c.status]}${c.foreign ? ` (\`${c.foreign}\`)` : ''}`);
-    if (plan.commentsDropped) lines.push('- the file had comments; it was rewritten as plain JSON without them');
     if (plan.status === 'create' || plan.status === 'update') lines.push('', '```diff', ...lineDiff(plan.before, plan.after), '```');
     lines.push('');
   }

@@ -1,50 +1,38 @@
-// Merges one server into an MCP client's JSON config (`mcpServers` of Claude Code and Cursor,
-// `servers` of VS Code's mcp.json), keeping every other server and key. Reads JSON with comments
-// and trailing commas, as those files allow; writes plain JSON. Pure: no vscode, no file system.
+// Merges one server into an MCP client's JSON config (`mcpServers` of Claude Code, Cursor and
+// Gemini CLI, `servers` of VS Code's mcp.json), keeping every other server and key. Reads JSON with
+// comments and trailing commas, as those files allow, and edits the text in place with
+// jsonc-parser (`modify`/`applyEdits`): comments, strings and the layout of everything else stay as
+// written. Pure: no vscode, no file system.
 
+import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
 import { ConfigFormatError } from './tomlMerge';
 
 export type JsonObject = Record<string, unknown>;
 
-/** Removes comments and trailing commas outside strings; `hadComments` when any were removed. */
-export function stripJsonc(text: string): { json: string; hadComments: boolean } {
-  let out = '';
-  let hadComments = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      out += text.slice(start, i + 1);
-    } else if (c === '/' && text[i + 1] === '/') {
-      hadComments = true;
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      hadComments = true;
-      const end = text.indexOf('*/', i + 2);
-      const body = text.slice(i, end < 0 ? text.length : end + 2);
-      out += body.replace(/[^\n]/g, ' ');
-      i = end < 0 ? text.length : end + 1;
-    } else out += c;
-  }
-  // A comma followed only by blanks and a closing bracket.
-  return { json: out.replace(/,(\s*[}\]])/g, '$1'), hadComments };
+/** Parses a JSON-with-comments text as the editors read it; null when it is not valid. */
+export function parseJsonc(text: string): { value: unknown; errors: ParseError[] } {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  return { value, errors };
 }
 
-export function parseJsonConfig(text: string, file: string): { config: JsonObject; hadComments: boolean } {
-  if (text.trim() === '') return { config: {}, hadComments: false };
-  const { json, hadComments } = stripJsonc(text.replace(/^\uFEFF/, ''));
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (err) {
-    throw new ConfigFormatError(`${file} is not valid JSON (${(err as Error).message}); fix or remove it and run the command again`);
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+}
+
+export function parseJsonConfig(text: string, file: string): { config: JsonObject } {
+  const body = text.replace(/^\uFEFF/, '');
+  if (body.trim() === '') return { config: {} };
+  const { value, errors } = parseJsonc(body);
+  if (errors.length > 0) {
+    const e = errors[0]!;
+    throw new ConfigFormatError(`${file} is not valid JSON (${printParseErrorCode(e.error)} at ${lineColumn(body, e.offset)}); fix or remove it and run the command again`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigFormatError(`${file} does not hold a JSON object; fix or remove it and run the command again`);
   }
-  return { config: value as JsonObject, hadComments };
+  return { config: value as JsonObject };
 }
 
 /** The entry under `rootKey.name`, if any (refusing a `rootKey` that is not an object). */
@@ -58,17 +46,40 @@ export function readJsonServer(config: JsonObject, rootKey: string, name: string
   return entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as JsonObject) : entry === undefined ? undefined : { value: entry };
 }
 
-/**
- * The config with `rootKey.name` set: other servers and top-level keys kept in their order; keys
- * of an existing entry other than the ones given (a client's own flags, such as `disabled`) kept.
- */
-export function upsertJsonServer(config: JsonObject, rootKey: string, name: string, entry: JsonObject): JsonObject {
-  const servers = (config[rootKey] as JsonObject | undefined) ?? {};
-  const previous = servers[name];
-  const kept = previous && typeof previous === 'object' && !Array.isArray(previous) ? (previous as JsonObject) : {};
-  return { ...config, [rootKey]: { ...servers, [name]: { ...kept, ...entry } } };
+/** The file's own indentation (first indented line) and line ends, for what is inserted. */
+function formattingOf(text: string): FormattingOptions {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1];
+  if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: indent ? Math.min(indent.length, 8) : 2, eol };
 }
 
-export function formatJson(config: JsonObject, eol = '\n'): string {
-  return JSON.stringify(config, null, 2).replace(/\n/g, eol) + eol;
+/**
+ * The text with `rootKey.name` set to `entry`, edited in place: other servers, keys, comments and
+ * layout kept. Keys of an existing entry other than the ones given (a client's own flags, such as
+ * `disabled`) are kept; an entry that is not an object is replaced whole.
+ */
+export function upsertJsonServerText(text: string, rootKey: string, name: string, entry: JsonObject): string {
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  let out = text.slice(bom.length);
+  const formattingOptions = formattingOf(out);
+  if (out.trim() === '') out = '{}';
+  const servers = parseJsonConfig(out, 'the file').config[rootKey];
+  const current = servers && typeof servers === 'object' ? (servers as JsonObject)[name] : undefined;
+  const whole = current === null || typeof current !== 'object' || Array.isArray(current);
+  const edits = whole ? [[[rootKey, name], entry] as const] : Object.entries(entry).map(([k, v]) => [[rootKey, name, k], v] as const);
+  for (const [at, value] of edits) out = applyEdits(out, modify(out, [...at], value, { formattingOptions }));
+  if (!out.endsWith('\n')) out += formattingOptions.eol;
+  return bom + out;
+}
+
+/** The text with the value at `at` set, edited in place like `upsertJsonServerText` (comments and layout kept). */
+export function setJsonText(text: string, at: readonly string[], value: unknown): string {
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  let out = text.slice(bom.length);
+  const formattingOptions = formattingOf(out);
+  if (out.trim() === '') out = '{}';
+  out = applyEdits(out, modify(out, [...at], value, { formattingOptions }));
+  if (!out.endsWith('\n')) out += formattingOptions.eol;
+  return bom + out;
 }

@@ -50,6 +50,12 @@ function render(entry: EntryView, summarising: boolean, error: string | undefine
   const copy = el('button', { className: 'secondary', text: 'Copy ID' });
   copy.addEventListener('click', () => vscode.postMessage({ type: 'copyId' }));
   const header = el('header', {}, el('h1', { text: entry.title }), meta, tags, el('p', { className: 'id' }, el('code', { text: entry.id }), ' ', copy));
+  if (entry.sessionId) {
+    const open = el('button', { className: 'secondary', text: 'Open Agent Session' });
+    open.id = 'open-session';
+    open.addEventListener('click', () => vscode.postMessage({ type: 'openSession' }));
+    header.append(el('p', { className: 'muted' }, `Session digest of ${entry.sessionId} `, open));
+  }
 
   const content = el('article', { className: 'content' });
   content.append(renderMarkdown(entry.content));

@@ -4,6 +4,7 @@
 
 import type { EventDetail, HostToSession, SessionPage, SessionToHost, SessionToolCall, SessionTurn } from '../../shared/sessionProtocol';
 import { vscodeApi } from '../vscodeApi';
+import { boldSegments } from './boldText';
 
 const vscode = vscodeApi<SessionToHost>();
 const app = document.getElementById('app')!;
@@ -18,6 +19,12 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: 
   if (props.text !== undefined) node.textContent = props.text;
   if (props.title) node.title = props.title;
   node.append(...children);
+  return node;
+}
+
+/** Agent text with its `**bold**` in <strong>, every part as a text node (never markup). */
+function withBold(node: HTMLElement, text: string): HTMLElement {
+  for (const s of boldSegments(text)) node.append(s.bold ? el('strong', { text: s.text }) : s.text);
   return node;
 }
 
@@ -118,8 +125,8 @@ function renderTurn(turn: SessionTurn): HTMLElement {
   const steps = el('ol', { className: 'steps' });
   for (const step of turn.steps) {
     const li = el('li', { className: 'step' });
-    if (step.reasoning) li.append(el('p', { className: 'reasoning', text: step.reasoning }));
-    if (step.message) li.append(el('p', { className: 'message', text: step.message }));
+    if (step.reasoning) li.append(withBold(el('p', { className: 'reasoning' }), step.reasoning));
+    if (step.message) li.append(withBold(el('p', { className: 'message' }), step.message));
     if (step.tools.length > 0) {
       const chips = el('div', { className: 'tools' });
       const details = el('div', { className: 'details' });

@@ -20,13 +20,13 @@ describe('configuration (seed progress-tracker §7)', () => {
     assert.equal(config.logLevel, 'info');
   });
 
-  it('reads the config file with ${VAR} expansion, paths relative to the file', () => {
+  it('reads a trusted config file with ${VAR} expansion, paths relative to the file', () => {
     const cwd = tempDir();
     fs.writeFileSync(
       path.join(cwd, CONFIG_FILE_NAME),
       JSON.stringify({ dbPath: './data/progress.db', openai: { apiKey: '${MY_KEY}', baseUrl: 'http://127.0.0.1:9/v1', model: 'small' }, logging: { level: 'debug' } }),
     );
-    const config = loadConfig({ env: { MY_KEY: 'sk-from-env-var' }, cwd });
+    const config = loadConfig({ env: { MY_KEY: 'sk-from-env-var' }, cwd, configFile: CONFIG_FILE_NAME });
     assert.equal(config.dbPath, path.join(cwd, 'data', 'progress.db'));
     assert.equal(config.openai.apiKey, 'sk-from-env-var');
     assert.equal(config.openai.model, 'small');
@@ -51,7 +51,7 @@ describe('configuration (seed progress-tracker §7)', () => {
   it('treats an unset ${VAR} as missing and says so', () => {
     const cwd = tempDir();
     fs.writeFileSync(path.join(cwd, CONFIG_FILE_NAME), JSON.stringify({ openai: { apiKey: '${NOPE_NOT_SET}' }, extra: 1 }));
-    const config = loadConfig({ env: {}, cwd });
+    const config = loadConfig({ env: {}, cwd, configFile: path.join(cwd, CONFIG_FILE_NAME) });
     assert.equal(config.openai.apiKey, undefined);
     assert.ok(config.warnings.some((w) => w.includes('NOPE_NOT_SET')));
     assert.ok(config.warnings.some((w) => w.includes('unknown key "extra"')));
@@ -74,6 +74,23 @@ describe('configuration (seed progress-tracker §7)', () => {
     const cwd = tempDir();
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DB_PATH: '~/x/y.db' }, cwd }).dbPath, path.join(os.homedir(), 'x', 'y.db'));
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DB_PATH: 'rel/y.db' }, cwd }).dbPath, path.join(cwd, 'rel', 'y.db'));
+  });
+
+  it('takes only the model and log level from a working folder\'s file, and the rest from the user\'s own', () => {
+    const cwd = tempDir();
+    const xdg = tempDir();
+    fs.mkdirSync(path.join(xdg, 'agent-progress'));
+    fs.writeFileSync(path.join(xdg, 'agent-progress', 'config.json'), JSON.stringify({ dbPath: '~/mine.db', openai: { apiKey: '${K}', model: 'user-model' } }));
+    fs.writeFileSync(path.join(cwd, CONFIG_FILE_NAME), JSON.stringify({ dbPath: './theirs.db', databaseUrl: 'postgres://x@evil/db', openai: { apiKey: 'theirs', baseUrl: 'http://evil/v1', model: 'repo-model' }, logging: { level: '${LEVEL}' } }));
+    const config = loadConfig({ env: { XDG_CONFIG_HOME: xdg, K: 'sk-user', LEVEL: 'debug' }, cwd });
+    assert.equal(config.dbPath, path.join(os.homedir(), 'mine.db'));
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.openai.apiKey, 'sk-user');
+    assert.equal(config.openai.baseUrl, 'https://api.openai.com/v1');
+    assert.equal(config.openai.model, 'repo-model');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.warnings.filter((w) => w.includes('dbPath, databaseUrl, openai.apiKey, openai.baseUrl')).length, 1);
+    assert.ok(config.warnings.some((w) => w.includes('logging.level refers to an environment variable')));
   });
 
   it('refuses a base URL that is not http(s)', () => {

@@ -12,13 +12,14 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
   main: string;
   engines: { vscode: string };
   activationEvents: string[];
+  capabilities?: { untrustedWorkspaces?: { supported: boolean | 'limited'; description?: string; restrictedConfigurations?: string[] } };
   contributes: {
     commands: { command: string; title: string; category: string }[];
     views: Record<string, { id: string }[]>;
     viewsContainers: { activitybar: { id: string; icon: string }[] };
     viewsWelcome: { view: string; contents: string }[];
     menus: Record<string, { command: string; when?: string }[]>;
-    configuration: { properties: Record<string, { items?: { enum?: string[] }; default?: unknown }> };
+    configuration: { properties: Record<string, { items?: { enum?: string[] }; default?: unknown; scope?: string }> };
     mcpServerDefinitionProviders: { id: string; label: string }[];
   };
 };
@@ -92,5 +93,33 @@ describe('extension manifest', () => {
     const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
     assert.equal(ignore.find((l) => l && !l.startsWith('#')), '**', 'the first rule excludes everything');
     assert.ok(!ignore.some((l) => /node_modules/.test(l) && l.startsWith('!')));
+  });
+
+  it('keeps every endpoint, path and credential setting out of a workspace\'s reach (machine scope)', () => {
+    const sensitive = Object.keys(pkg.contributes.configuration.properties).filter((key) => /ledgerPath|databaseUrl|baseUrl|Home$|UserDir$|apiKey|token/i.test(key));
+    assert.deepEqual(sensitive.sort(), [
+      'agentProgress.databaseUrl',
+      'agentProgress.ledgerPath',
+      'agentProgress.summary.baseUrl',
+      'agentProgress.traces.claudeHome',
+      'agentProgress.traces.codexHome',
+      'agentProgress.traces.geminiHome',
+      'agentProgress.traces.vscodeUserDir',
+    ]);
+    for (const key of sensitive) assert.ok(['machine', 'application'].includes(pkg.contributes.configuration.properties[key]!.scope ?? ''), `${key} is machine- or application-scoped`);
+  });
+
+  it('declares what works in Restricted Mode, and restricts only settings it contributes', () => {
+    const untrusted = pkg.capabilities?.untrustedWorkspaces;
+    assert.equal(untrusted?.supported, 'limited');
+    assert.match(untrusted?.description ?? '', /Restricted Mode/);
+    assert.match(untrusted?.description ?? '', /agent-progress\.config\.json/);
+    for (const key of untrusted?.restrictedConfigurations ?? []) {
+      const setting = pkg.contributes.configuration.properties[key];
+      assert.ok(setting, `${key} is contributed`);
+      assert.equal(setting.scope, undefined, `${key}: a machine-scoped setting is never read from a workspace anyway`);
+    }
+    assert.ok(code.includes('vscode.workspace.isTrusted'), 'the extension asks whether the workspace is trusted');
+    assert.ok(code.includes('onDidGrantWorkspaceTrust'), 'and offers the servers again when it becomes trusted');
   });
 });

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import type { EntryListing } from '../../../src/core/progress/types';
 import { CommandIds } from '../../../src/extension/commandIds';
 import { exactTime, relativeTime, shortDate } from '../../../src/extension/views/format';
-import { entryTooltip, toTreeItemData } from '../../../src/extension/views/progressLog/progressLogItems';
+import { pendingStatus, tickInterval } from '../../../src/extension/digests/digestStatus';
+import { entryTooltip, isDigestEntry, toTreeItemData } from '../../../src/extension/views/progressLog/progressLogItems';
 
 const now = new Date('2025-06-15T12:00:00Z');
 const entry: EntryListing = {
@@ -56,5 +57,25 @@ describe('time formatting', () => {
     assert.equal(shortDate('2024-12-31T12:00:00Z', now), 'Dec 31, 2024');
     assert.equal(exactTime('2025-06-15T10:00:00.123Z'), '2025-06-15 10:00 UTC');
     assert.equal(relativeTime('not a date', now), 'not a date');
+  });
+});
+
+describe('session digests in the editor', () => {
+  it('gives a digest entry its own icon and says what it is', () => {
+    const digest: EntryListing = { id: 'd1', projectId: 'shop', title: 'Fix lint', createdAt: '2026-05-01T10:00:00.000Z', tags: ['auto', 'gemini'], agentId: 'gemini:5776bca4', hasSummary: false };
+    const item = toTreeItemData({ kind: 'entry', entry: digest }, new Date('2026-05-01T11:00:00Z'));
+    assert.equal(item.iconId, 'history');
+    assert.match(entryTooltip(digest).lines.join('\n'), /Session digest: written by Agent Progress/);
+    // A person's entry tagged auto is not a digest.
+    assert.equal(isDigestEntry({ tags: ['auto'], agentId: 'alice' }), false);
+    assert.equal(toTreeItemData({ kind: 'entry', entry: { ...digest, tags: ['auto'], agentId: 'alice' } }, new Date()).iconId, 'circle-small-filled');
+  });
+
+  it('counts the sessions not yet digested for the status bar, and ticks at half the idle time', () => {
+    assert.equal(pendingStatus({ pending: [] }), undefined);
+    const status = pendingStatus({ pending: [{ sessionId: 'a', provider: 'codex', parts: 0, dueInMinutes: 4 }, { sessionId: 'b', provider: 'gemini', parts: 1, dueInMinutes: 9 }] })!;
+    assert.equal(status.text, '$(history) 2');
+    assert.match(status.tooltip, /^2 agent sessions of this workspace not yet digested .*about 4 min/);
+    assert.deepEqual([tickInterval(10), tickInterval(0.05), tickInterval(0)], [60_000, 1_500, 1_000]);
   });
 });

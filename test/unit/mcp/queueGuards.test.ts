@@ -7,7 +7,6 @@ import * as assert from 'node:assert/strict';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
-import { waitFor } from '../../helpers/wait';
 
 type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -159,25 +158,34 @@ describe('queue guards (in memory, real clients)', function () {
   });
 
   it('holds a failed task back from its agent while another agent is busy, then gives it back after the back-off', async () => {
-    await admin.call('create_project', { name: 'p' });
+    // An explicit clock: the back-off ends when the test says, not when a slow machine lets six seconds pass.
+    let clockMs = Date.parse('2026-03-01T09:00:00.000Z');
+    const timed = peer(await connectInMemory({ dir: tempDir(), toolsets: ['queue'], clock: () => new Date(clockMs) }));
+    extra.push(timed.c);
+    const join = async (agentName: string): Promise<Peer> => {
+      const c = await connectInMemory({ dir: '', toolsets: ['queue'], services: timed.c.services });
+      extra.push(c);
+      const a = peer(c);
+      await a.call('register_agent', { projectId: 'p', agentName });
+      return a;
+    };
+    await timed.call('create_project', { name: 'p' });
     // The back-off is the task's lease, at most a minute: six seconds here.
-    await admin.call('create_task_type', { projectId: 'p', name: 'short', template: 'Short {{n}}', leaseDurationMinutes: 0.1 });
-    await admin.call('create_task_type', { projectId: 'p', name: 'long', template: 'Long {{n}}', leaseDurationMinutes: 30 });
-    await admin.call('add_task', { projectId: 'p', typeId: 'long', variables: { n: '1' } });
-    const short = (await admin.call('add_task', { projectId: 'p', typeId: 'short', variables: { n: '1' } })).task;
-    const y = await agentIn('p', 'y');
+    await timed.call('create_task_type', { projectId: 'p', name: 'short', template: 'Short {{n}}', leaseDurationMinutes: 0.1 });
+    await timed.call('create_task_type', { projectId: 'p', name: 'long', template: 'Long {{n}}', leaseDurationMinutes: 30 });
+    await timed.call('add_task', { projectId: 'p', typeId: 'long', variables: { n: '1' } });
+    const short = (await timed.call('add_task', { projectId: 'p', typeId: 'short', variables: { n: '1' } })).task;
+    const y = await join('y');
     assert.equal((await y.call('request_task')).task.instructions, 'Long 1');
-    const x = await agentIn('p', 'x');
+    const x = await join('x');
     assert.equal((await x.call('request_task')).task.id, short.id);
     await x.call('fail_task', { taskId: short.id, explanation: 'try elsewhere' });
+    clockMs += 5_999;
     const held = await x.call('request_task');
-    assert.deepEqual([held.task, held.reason], [null, 'empty']);
-    assert.ok(held.retryAt && Date.parse(held.retryAt) > Date.parse(short.createdAt), JSON.stringify(held));
+    assert.deepEqual([held.task, held.reason, held.retryAt], [null, 'empty', '2026-03-01T09:00:06.000Z']);
     assert.match(held._text, new RegExp(`^No task for you now: 1 queued task you failed waits for another agent until ${held.retryAt.replace(/[.]/g, '\\.')}; ask again then\\.$`));
-    const back = await waitFor(async () => {
-      const r = await x.call('request_task');
-      return r.task ? r : undefined;
-    }, 'the failed task to come back to x after its back-off', 30_000, 200);
+    clockMs += 1;
+    const back = await x.call('request_task');
     assert.deepEqual([back.task.id, back.task.retryCount, back.reason], [short.id, 1, 'assigned']);
   });
 

@@ -11,6 +11,7 @@ import * as schemas from '../../../src/core/queue/schemas';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 import { waitFor } from '../../helpers/wait';
+import { matchSnapshot } from '../../helpers/snapshot';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-queue.json');
 
@@ -103,8 +104,7 @@ describe('queue tools (in memory, real clients)', function () {
   it('lists the queue tools exactly as the snapshot says, within the token budget', async () => {
     const { tools } = await admin.c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, actual);
-    assert.equal(actual, fs.readFileSync(SNAPSHOT, 'utf8'), 'tools/list changed: review, then run with UPDATE_SNAPSHOTS=1');
+    matchSnapshot(SNAPSHOT, actual);
     assert.deepEqual(
       tools.map((t) => t.name).sort(),
       Object.keys(FULL_OUTPUTS).sort(),

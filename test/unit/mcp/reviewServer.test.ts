@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
+import { matchSnapshot } from '../../helpers/snapshot';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-review.json');
 
@@ -61,8 +62,7 @@ describe('review tools (in memory, real client)', function () {
   it('lists the six tools of the seed exactly as the snapshot says, under 4,000 tokens', async () => {
     const { tools } = await c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, actual);
-    assert.equal(actual, fs.readFileSync(SNAPSHOT, 'utf8'), 'tools/list changed: review, then run with UPDATE_SNAPSHOTS=1');
+    matchSnapshot(SNAPSHOT, actual);
     assert.deepEqual(tools.map((t) => t.name), ['get_workflow', 'set_phase', 'start_agent', 'complete_agent', 'add_action', 'get_threads']);
     const tokens = JSON.stringify(tools).length / 4;
     console.log(`      tools/list of the review toolset: ${JSON.stringify(tools).length} characters (~${Math.round(tokens)} tokens)`);

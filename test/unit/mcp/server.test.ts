@@ -7,6 +7,7 @@ import { parseToolsets, TOOLSET_NAMES, toolNamesOf } from '../../../src/mcp/tool
 import { serverInstructions } from '../../../src/mcp/server';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
+import { matchSnapshot } from '../../helpers/snapshot';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-progress.json');
 
@@ -31,8 +32,7 @@ describe('MCP server (in memory, real client)', () => {
     c = await connectInMemory({ dir: tempDir() });
     const { tools } = await c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, actual);
-    assert.equal(actual, fs.readFileSync(SNAPSHOT, 'utf8'), 'tools/list changed: review, then run with UPDATE_SNAPSHOTS=1');
+    matchSnapshot(SNAPSHOT, actual);
   });
 
   it('gives every tool all four annotations, an output schema, and a described argument for every field', async () => {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { copyTree, FIXTURE_HOME, writeClaude, writeCodex } from '../../helpers/traceFiles';
 import { connectTraces, wireBytes, type TraceClient } from '../../helpers/traceServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
+import { matchSnapshot } from '../../helpers/snapshot';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-traces.json');
 const C1 = '3c02559b-3c42-4cdd-b64e-2ec636ec8a8f';
@@ -34,8 +35,7 @@ describe('traces toolset (in memory, real client)', () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
     const { tools } = await c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, actual);
-    assert.equal(actual, fs.readFileSync(SNAPSHOT, 'utf8'), 'tools/list changed: review, then run with UPDATE_SNAPSHOTS=1');
+    matchSnapshot(SNAPSHOT, actual);
   });
 
   it('offers the seed\'s seven tools, read-only, each with an output schema and described arguments', async () => {

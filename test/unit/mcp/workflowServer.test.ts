@@ -3,7 +3,6 @@
 // message that says what to do, and a second completion as a structured tool error.
 
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
@@ -11,6 +10,7 @@ import { longName, STALLING_GLOB, starGlob, starGlobMatches } from '../../helper
 import { initRepo, type TestRepo } from '../../helpers/gitRepo';
 import { connectInMemory, type Connected } from '../../helpers/inMemoryServer';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
+import { matchSnapshot } from '../../helpers/snapshot';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools-workflow.json');
 const PROPERTY_SEED = Number(process.env.PROPERTY_SEED ?? 20260302);
@@ -54,8 +54,7 @@ describe('workflow tools (in memory, real client)', function () {
   it('lists the six tools of the protocol exactly as the snapshot says', async () => {
     const { tools } = await c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, actual);
-    assert.equal(actual, fs.readFileSync(SNAPSHOT, 'utf8'), 'tools/list changed: review, then run with UPDATE_SNAPSHOTS=1');
+    matchSnapshot(SNAPSHOT, actual);
     assert.deepEqual(tools.map((t) => t.name), ['start_workflow', 'start_task', 'log_decision', 'log_issue', 'log_milestone', 'complete_task']);
   });
 

@@ -2,6 +2,7 @@
 // stores of every toolset over one connection pool, change events through LISTEN/NOTIFY. The
 // location it reports is the connection string with its password redacted.
 
+import { LedgerError } from '../../errors';
 import type { Logger } from '../../log';
 import type { Ledger, LedgerChange, LedgerStats } from '../store';
 import { PgEngine } from './engine';
@@ -53,6 +54,8 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     }),
     // PostgreSQL keeps its own files: VACUUM and checkpoints are the server's job.
     compact: async () => undefined,
+    recoverSetAside: () =>
+      Promise.reject(new LedgerError('invalid_argument', 'This ledger is on PostgreSQL: it has no journal, so nothing is ever set aside to recover. Recovery applies to a ledger file.')),
     settle: () => progress.flushIndex(),
     close: () => engine.close(),
   };

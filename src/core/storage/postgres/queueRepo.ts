@@ -119,7 +119,7 @@ async function reap(tx: PgWriteTx, at: string, projectId?: string): Promise<{ re
   const where = projectId === undefined ? '' : ' AND project_id = ?';
   const expired = await tx.all<TaskRow>(
     // SKIP LOCKED: a lease another transaction is completing, or another reaper is reaping, is theirs.
-    `SELECT ${TASK_COLUMNS} FROM tasks WHERE status = 'running' AND lease_expires_at < ?${where} ORDER BY lease_expires_at FOR UPDATE SKIP LOCKED`,
+    `SELECT ${TASK_COLUMNS} FROM tasks WHERE status = 'running' AND lease_expires_at < ?${where} ORDER BY lease_expires_at, n FOR UPDATE SKIP LOCKED`,
     projectId === undefined ? [at] : [at, projectId],
   );
   let requeued = 0;

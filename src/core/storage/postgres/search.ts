@@ -19,12 +19,16 @@ function lexeme(word: string): string {
 function phrase(words: string[], prefix: boolean): string {
   const parts = words.map(lexeme);
   if (prefix) parts[parts.length - 1] += ':*';
-  return parts.length === 1 ? parts[0]! : `(${parts.join(' <-> ')})`;
+  if (parts.length === 1) return parts[0]!;
+  // The title's and the content's words are one tsvector, the content's positions following the
+  // title's: a phrase is matched within one column (weight A, or B), as FTS4 matches it.
+  const within = (weight: 'A' | 'B'): string => parts.map((p) => (p.endsWith(':*') ? `${p.slice(0, -2)}:*${weight}` : `${p}:${weight}`)).join(' <-> ');
+  return `((${within('A')}) | (${within('B')}))`;
 }
 
 /**
  * Free text as a to_tsquery('simple', ...) expression, or undefined when nothing searchable is
- * left. As in FTS4, OR binds tighter than the implicit AND: `a b OR c` means a AND (b OR c).
+ * left. As in FTS4, OR binds loosest: `a b OR c` means (a AND b) OR c.
  */
 export function fullTextTsQuery(text: string): string | undefined {
   const positives: (string | 'OR')[] = [];
@@ -54,19 +58,13 @@ export function fullTextTsQuery(text: string): string | undefined {
   }
   while (positives[positives.length - 1] === 'OR') positives.pop();
   if (positives.length === 0) return undefined;
-  // Group OR chains, then AND the groups.
-  const groups: string[][] = [];
-  let joinNext = false;
+  // AND-groups between the ORs, then OR the groups.
+  const groups: string[][] = [[]];
   for (const p of positives) {
-    if (p === 'OR') {
-      joinNext = true;
-      continue;
-    }
-    if (joinNext && groups.length > 0) groups[groups.length - 1]!.push(p);
-    else groups.push([p]);
-    joinNext = false;
+    if (p === 'OR') groups.push([]);
+    else groups[groups.length - 1]!.push(p);
   }
-  const include = groups.map((g) => (g.length === 1 ? g[0]! : `(${g.join(' | ')})`)).join(' & ');
+  const include = groups.map((g) => (g.length === 1 ? g[0]! : `(${g.join(' & ')})`)).join(' | ');
   if (negatives.length === 0) return include;
   return `(${include}) & !(${negatives.join(' | ')})`;
 }

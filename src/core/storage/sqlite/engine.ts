@@ -13,9 +13,12 @@ import { LedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
 import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
 import { FileLock } from '../fileLock';
-import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
+import type { TailRecovery } from '../store';
+import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, JOURNAL_MAGIC, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
 import { loadSqlJs } from './sqlJs';
 import { writeContext } from '../writeContext';
+import { openRegularSync } from '../../regularFile';
+import { APPLICATION_ID, journalIsOurs, notAJournal, notALedger, notOurDatabase, refuseSpecialFiles, SQLITE_MAGIC } from '../ledgerFiles';
 
 export type { SqlValue } from './journal';
 export type Row = Record<string, SqlValue>;
@@ -57,9 +60,24 @@ export interface CheckpointPolicy {
   idleMinBytes: number;
   /** ...nor below this fraction of the snapshot: exporting a large ledger blocks for a moment. */
   idleSnapshotRatio: number;
+  /**
+   * Up to this snapshot size, the file at the ledger path holds every write within `freshMs` of
+   * quiet (at most 5 x freshMs under steady writes), and a process that wrote snapshots before
+   * it closes: `sqlite3 data.db` shows what was just logged. Larger ledgers follow the idle rule.
+   */
+  freshMaxBytes: number;
+  freshMs: number;
 }
 
-export const DEFAULT_CHECKPOINT: CheckpointPolicy = { minBytes: 8 << 20, snapshotRatio: 0.5, idleMs: 15_000, idleMinBytes: 256 << 10, idleSnapshotRatio: 0.05 };
+export const DEFAULT_CHECKPOINT: CheckpointPolicy = {
+  minBytes: 8 << 20,
+  snapshotRatio: 0.5,
+  idleMs: 15_000,
+  idleMinBytes: 256 << 10,
+  idleSnapshotRatio: 0.05,
+  freshMaxBytes: 64 << 20,
+  freshMs: 1_000,
+};
 
 export interface EngineOptions {
   /** Ledger (snapshot) path; companion files sit beside it. */
@@ -114,9 +132,28 @@ export interface EngineStats {
   checkpoints: number;
 }
 
-const SQLITE_MAGIC = 'SQLite format 3\0';
-/** PRAGMA application_id of a ledger snapshot: "APLG". */
-export const APPLICATION_ID = 0x41504c47;
+export { APPLICATION_ID } from '../ledgerFiles';
+
+/** A set-aside journal tail larger than this is left for a person, not read into memory. */
+const MAX_TAIL_BYTES = 256 << 20;
+
+/** The intact records in damaged journal bytes: where a record does not check out, tries the next byte. */
+export function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: number } {
+  const records: JournalRecord[] = [];
+  let damagedBytes = 0;
+  let at = 0;
+  while (at < bytes.length) {
+    const step = parseRecordAt(bytes, at);
+    if (step.kind === 'record') {
+      records.push(step.record);
+      at += step.size;
+    } else {
+      damagedBytes++;
+      at++;
+    }
+  }
+  return { records, damagedBytes };
+}
 const READ_CHUNK = 8 << 20;
 const PRAGMAS = 'PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;';
 
@@ -194,12 +231,20 @@ export class SqliteEngine {
   private readonly policy: CheckpointPolicy | undefined;
   private readonly listeners = new Set<(change: EngineChange) => void>();
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the oldest write not yet in a snapshot was made by this process (the fresh-snapshot rule). */
+  private freshSince: number | undefined;
+  /** This process wrote since it opened the ledger: it leaves a current snapshot when it closes. */
+  private wrote = false;
   private checkpointQueued = false;
   private watcher: fs.FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private catchUpQueued = false;
   private tooNew: string | undefined;
   private catchUpDepth = 0;
+  /** Damaged journal places already warned about (generation:offset). */
+  private readonly damageWarned = new Set<string>();
+  /** Warnings of damaged journal bytes not yet set aside: true until a writer cuts the journal. */
+  private readonly damageNotices = new Set<string>();
   /** Foreign changes applied by the catch-up under way, announced when it ends. */
   private pendingForeign: EngineChange | undefined;
 
@@ -223,6 +268,8 @@ export class SqliteEngine {
     } catch (err) {
       throw new LedgerError('unavailable', `The ledger folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}). Choose another path with AGENT_PROGRESS_DB_PATH or fix its permissions.`);
     }
+    // A device, a FIFO or a socket at the ledger's paths is never read, renamed or replaced.
+    refuseSpecialFiles(options.file);
     const engine = new SqliteEngine(sql, options);
     await engine.load();
     if (options.watch) engine.startWatching();
@@ -326,6 +373,10 @@ export class SqliteEngine {
     this.stopWatching();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     await this.mutex.idle();
+    if (this.wrote && this.policy && this.snapshotBytes <= this.policy.freshMaxBytes && !this.tooNew) {
+      // A short-lived writer (the CLI) leaves the file at the ledger path current.
+      await this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+    }
     this.closed = true;
     if (this.journal) fs.closeSync(this.journal.fd);
     this.journal = undefined;
@@ -401,21 +452,37 @@ export class SqliteEngine {
   private readSnapshot(): 'ok' | 'corrupt' {
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(this.file);
+      const fd = openRegularSync(this.file, 'The ledger path');
+      try {
+        bytes = Buffer.alloc(fs.fstatSync(fd).size);
+        let done = 0;
+        while (done < bytes.length) {
+          const n = fs.readSync(fd, bytes, done, bytes.length - done, done);
+          if (n === 0) break;
+          done += n;
+        }
+        bytes = bytes.subarray(0, done);
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         this.adoptEmpty();
         return 'ok';
       }
+      if (err instanceof LedgerError) throw err;
       throw new LedgerError('unavailable', `Cannot read the ledger ${this.file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
     }
-    if (bytes.length < 100 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 'corrupt';
+    if (bytes.length < 16 || bytes.toString('latin1', 0, 16) !== SQLITE_MAGIC) {
+      // Only a file that is recognisably ours may be moved aside: a damaged snapshot beside our
+      // journal. Anything else (a text file, an empty file) is a person's, and is left alone.
+      if (journalIsOurs(this.journalPath)) return 'corrupt';
+      throw notALedger(this.file);
+    }
+    if (bytes.length < 100) return 'corrupt';
     const appId = bytes.readUInt32BE(68);
     if (appId !== APPLICATION_ID) {
-      throw new LedgerError(
-        'invalid_argument',
-        `${this.file} is a SQLite database but not an Agent Progress ledger. It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH).`,
-      );
+      throw notOurDatabase(this.file);
     }
     let db: Database;
     try {
@@ -483,9 +550,10 @@ export class SqliteEngine {
   private tryOpenJournalFile(): OpenJournal | string | undefined {
     let fd: number;
     try {
-      fd = fs.openSync(this.journalPath, 'r+');
+      fd = openRegularSync(this.journalPath, 'The ledger journal', 'r+');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (err instanceof LedgerError) throw err;
       throw new LedgerError('unavailable', `Cannot open the ledger journal ${this.journalPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Fix its permissions.`);
     }
     const head = Buffer.alloc(HEADER_SIZE);
@@ -493,6 +561,10 @@ export class SqliteEngine {
     const header = decodeHeader(head.subarray(0, n));
     if (typeof header === 'string') {
       fs.closeSync(fd);
+      if (n < 4 || head.readUInt32LE(0) !== JOURNAL_MAGIC) {
+        // Not ours at all: a person's file that happens to sit where our journal would.
+        throw notAJournal(this.journalPath);
+      }
       return header;
     }
     const st = fs.fstatSync(fd);
@@ -629,6 +701,7 @@ export class SqliteEngine {
       flush();
       journal.offset = bufStart + at;
       if (locked) this.cutTornTail(journal, journal.offset, size, step.reason);
+      else this.warnDamaged(journal.offset, size, step.reason);
       return applied;
     }
     flush();
@@ -636,7 +709,70 @@ export class SqliteEngine {
     return applied;
   }
 
+  /**
+   * A reader cannot cut the journal (no lock): what follows a damaged record stays unread until a
+   * writer sets it aside. Said once per place, naming the file and offset, never silently.
+   */
+  private warnDamaged(at: number, size: number, reason: string): void {
+    const key = `${this.generation}:${at}`;
+    if (this.damageWarned.has(key)) return;
+    this.damageWarned.add(key);
+    const notice = `The ledger journal ${this.journalPath} is damaged at byte ${at} (${reason}): the ${size - at} bytes after it are not read, so later writes are hidden. Run "agent-progress recover-ledger" (or "Agent Progress: Recover Set-Aside Ledger Writes") to set them aside and bring back every intact write.`;
+    this.notices.push(notice);
+    this.damageNotices.add(notice);
+    this.logger.warn(notice);
+  }
+
+  /** Notices that stay true until someone acts (a damaged journal byte hiding writes), as opposed to events told once. */
+  standingNotices(): string[] {
+    return [...this.damageNotices];
+  }
+
+  /**
+   * Brings back the intact writes of journal tails set aside as damaged (`*.journal.tail-*`):
+   * first sets aside a damaged tail still in the journal, then scans each kept file for records
+   * whose checksums hold, skipping damaged bytes, and writes each record's statements again as a
+   * new write. A record that no longer applies (its row is already there, or it needed the lost
+   * one) is skipped and named. A file done with is renamed `*.recovered`, never deleted.
+   */
+  async recoverSetAside(): Promise<TailRecovery> {
+    await this.write(() => undefined); // under the lock: sets aside a damaged tail still in the journal
+    const dir = path.dirname(this.journalPath);
+    const prefix = `${path.basename(this.journalPath)}.tail-`;
+    const names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix) && !n.endsWith('.recovered')).sort();
+    const files: TailRecovery['files'] = [];
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const st = fs.lstatSync(file);
+      if (!st.isFile()) continue;
+      if (st.size > MAX_TAIL_BYTES) {
+        files.push({ file, records: 0, applied: 0, skipped: [], damagedBytes: st.size, keptAs: file, refused: `larger than ${MAX_TAIL_BYTES} bytes; not read` });
+        continue;
+      }
+      const { records, damagedBytes } = scanRecords(fs.readFileSync(file));
+      let applied = 0;
+      const skipped: { time: string; reason: string }[] = [];
+      for (const record of records) {
+        try {
+          await this.write((tx) => {
+            for (const [sql, params] of record.ops) tx.run(sql, params);
+          }, { maintenance: record.maintenance });
+          applied++;
+        } catch (err) {
+          skipped.push({ time: new Date(record.time).toISOString(), reason: (err as Error).message.replace(/\s+/g, ' ').slice(0, 300) });
+        }
+      }
+      const keptAs = `${file}.recovered`;
+      fs.renameSync(file, keptAs);
+      files.push({ file, records: records.length, applied, skipped, damagedBytes, keptAs });
+    }
+    return { journal: this.journalPath, files };
+  }
+
   private cutTornTail(journal: OpenJournal, at: number, size: number, reason: string): void {
+    // The damage warned about is set aside now: its warnings no longer hold.
+    for (const notice of this.damageNotices) this.notices.splice(this.notices.indexOf(notice), 1);
+    this.damageNotices.clear();
     if (size - at > 1 << 20 || !reason.includes('incomplete')) {
       // More than a torn write would leave, or damaged bytes: keep them for inspection.
       const keep = `${this.journalPath}.tail-${timestampForFileName()}-${at}`;
@@ -753,6 +889,7 @@ export class SqliteEngine {
     journal.offset += record.length;
     this.lastSeq = seq;
     this.changes = changes;
+    this.wrote = true;
     const origins = settled.filter((s) => s.ok).map((s) => s.item.origin ?? -1);
     this.emit({ foreign: false, seq, maintenance, origins });
     this.scheduleCheckpointIfDue();
@@ -857,6 +994,8 @@ export class SqliteEngine {
     const bytes = this.db.export();
     this.afterOpen(this.db);
     writeFileAtomicSync(this.file, bytes);
+    this.freshSince = undefined;
+    this.removeStaleTempsLocked();
     // The snapshot is durable; from here a crash leaves a stale journal that the next writer replaces.
     fs.closeSync(journal.fd);
     this.journal = undefined;
@@ -867,6 +1006,34 @@ export class SqliteEngine {
     this.checkpoints++;
     this.logger.debug(`Snapshot of ${bytes.length} bytes written in ${Date.now() - started} ms (generation ${nextGen}, seq ${this.lastSeq})`);
     return true;
+  }
+
+  /**
+   * Under the lock, no process is writing a snapshot or a journal: temp files of ours left beside
+   * the ledger were cut off by a crash (kill -9). Only names exactly of our making are removed.
+   */
+  private removeStaleTempsLocked(): void {
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file);
+    const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const ours = new RegExp(`^${escaped}(\\.journal)?\\.tmp-\\d+-[0-9a-f]{8}$`);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!ours.test(name)) continue;
+      const full = path.join(dir, name);
+      try {
+        if (!fs.lstatSync(full).isFile()) continue;
+        fs.unlinkSync(full);
+        this.logger.info(`Removed ${full}, a temporary file a stopped process left behind`);
+      } catch {
+        // gone already, or not ours to remove
+      }
+    }
   }
 
   private scheduleCheckpointIfDue(): void {
@@ -883,6 +1050,18 @@ export class SqliteEngine {
       return;
     }
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (journalBytes > 0 && this.snapshotBytes <= policy.freshMaxBytes) {
+      const now = Date.now();
+      this.freshSince ??= now;
+      const at = Math.min(now + policy.freshMs, this.freshSince + 5 * policy.freshMs);
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+      }, Math.max(0, at - now));
+      this.idleTimer.unref();
+      return;
+    }
     if (journalBytes < Math.max(policy.idleMinBytes, this.snapshotBytes * policy.idleSnapshotRatio)) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;

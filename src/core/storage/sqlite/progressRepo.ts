@@ -4,8 +4,12 @@ import { LedgerError } from '../../errors';
 import type { EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
+import type { SqlJsStatic } from 'sql.js';
 import type { ReadTx, SqliteEngine, SqlValue } from './engine';
-import { fullTextMatch, titleTrigramDoc, titleTrigramMatch } from './search';
+import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
+import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
+import { loadSqlJs } from './sqlJs';
+import { TitleIndex } from './titleIndex';
 
 interface EntryRow {
   id: string;
@@ -207,6 +211,9 @@ export class SqliteProgressStore implements ProgressStore {
   private indexTimer: NodeJS.Timeout | undefined;
   private pendingHere = 0;
   private indexing: Promise<void> | undefined;
+  private readonly ranked = new RankedHitsCache();
+  private readonly titles = new TitleIndex();
+  private readonly projectRows = new ProjectRows();
 
   constructor(private readonly engine: SqliteEngine) {}
 
@@ -315,12 +322,78 @@ export class SqliteProgressStore implements ProgressStore {
 
   async searchEntries(q: EntryQuery): Promise<EntryPage> {
     await this.ensureIndexed(q);
+    const sql = q.text !== undefined ? await loadSqlJs() : undefined;
     return this.engine.read((tx) => {
+      const ranked = sql ? this.rankedPage(tx, q, sql) : undefined;
+      if (ranked) return ranked;
+      const titled = this.titlePage(tx, q);
+      if (titled) return titled;
       const p = plan(tx, q);
       const total = this.count(tx, q, p);
       if (total === 0) return { entries: [], total };
       return { entries: this.list(tx, q, p, total).map(toListing), total };
     });
+  }
+
+  /**
+   * Ranked text over every entry or one project's (no other filter) from the saved hits of the
+   * query (rankedHits.ts); undefined when the SQL plan answers instead.
+   */
+  private rankedPage(tx: ReadTx, q: EntryQuery, sql: SqlJsStatic): EntryPage | undefined {
+    if (q.text === undefined || q.text.trim() === '' || (q.query !== undefined && q.query !== '') || (q.tags ?? []).length > 0 || q.startDate || q.endDate) return undefined;
+    const query = parseFullText(q.text);
+    if (!query) return undefined; // plan() refuses it with its message
+    let only: RowFilter | undefined;
+    if (q.projectId !== undefined) {
+      const covers = tx.get<{ x: number }>(
+        'SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)',
+        [q.projectId],
+      );
+      if (!covers) only = this.projectRows.filter(tx, q.projectId);
+    }
+    const page = this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
+    if (!page) return undefined;
+    if (page.rowids.length === 0) return { entries: [], total: page.total };
+    const rows = tx.all<ListingRow & { docid: number; content: string }>(
+      `SELECT ${LISTING_COLUMNS}, e.rowid AS docid, e.content FROM log_entries e WHERE e.rowid IN (${page.rowids.map(() => '?').join(',')})`,
+      page.rowids,
+    );
+    const snippets = pageSnippets(sql, query.match, rows.map((r) => ({ rowid: Number(r.docid), title: r.title, content: r.content })));
+    const byRowid = new Map(rows.map((r) => [Number(r.docid), r]));
+    const entries = page.rowids.flatMap((rowid) => {
+      const row = byRowid.get(rowid);
+      if (!row) return [];
+      const { content: _content, docid: _docid, ...listing } = row;
+      const snippet = snippets.get(rowid);
+      return [toListing(snippet === undefined ? listing : { ...listing, snippet })];
+    });
+    return { entries, total: page.total };
+  }
+
+  /** The seed's title substring (with any of its filters, without `text`) from the title index. */
+  private titlePage(tx: ReadTx, q: EntryQuery): EntryPage | undefined {
+    if (q.text !== undefined && q.text.trim() !== '') return undefined;
+    const query = q.query ? fold(q.query) : '';
+    if (query.length === 0) return undefined;
+    const page = this.titles.search(
+      tx,
+      {
+        query,
+        projectId: q.projectId,
+        start: q.startDate ? textBound(q.startDate) : undefined,
+        end: q.endDate ? textBound(q.endDate) : undefined,
+        tags: [...new Set((q.tags ?? []).map((t) => fold(t.trim())))],
+      },
+      q.offset ?? 0,
+      q.limit,
+    );
+    if (page.rowids.length === 0) return { entries: [], total: page.total };
+    const rows = tx.all<ListingRow & { docid: number }>(
+      `SELECT ${LISTING_COLUMNS}, e.rowid AS docid FROM log_entries e WHERE e.rowid IN (${page.rowids.map(() => '?').join(',')})`,
+      page.rowids,
+    );
+    const byRowid = new Map(rows.map(({ docid, ...listing }) => [Number(docid), listing]));
+    return { entries: page.rowids.flatMap((r) => (byRowid.has(r) ? [toListing(byRowid.get(r)!)] : [])), total: page.total };
   }
 
   private count(tx: ReadTx, q: EntryQuery, p: Plan): number {

@@ -113,7 +113,7 @@ function audit(tx: WriteTx, e: { projectId: string; at: string; actor: Actor; ac
 function reap(tx: WriteTx, at: string, projectId?: string): { requeued: number; failed: number } {
   const where = projectId === undefined ? '' : ' AND project_id = ?';
   const expired = tx.all<TaskRow>(
-    `SELECT ${TASK_COLUMNS} FROM tasks WHERE status = 'running' AND lease_expires_at < ?${where} ORDER BY lease_expires_at`,
+    `SELECT ${TASK_COLUMNS} FROM tasks WHERE status = 'running' AND lease_expires_at < ?${where} ORDER BY lease_expires_at, rowid`,
     projectId === undefined ? [at] : [at, projectId],
   );
   let requeued = 0;

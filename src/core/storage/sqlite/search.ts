@@ -30,24 +30,42 @@ export function titleTrigramMatch(foldedQuery: string, maxTerms = 12): string | 
   return picked.map((t) => `"${t}"`).join(' ');
 }
 
+/** One quoted phrase of a full-text query: its words, the last one a prefix when `prefix`. */
+export interface Phrase {
+  words: string[];
+  prefix: boolean;
+}
+
+/**
+ * A full-text query as FTS4 evaluates the MATCH expression built from it: OR of AND-groups of
+ * phrases (OR binds loosest), then NOT any of `negatives`. `phrases` is the order in which
+ * matchinfo() numbers them: the positive ones, left to right; excluded phrases are not counted.
+ */
+export interface FullTextQuery {
+  match: string;
+  groups: Phrase[][];
+  negatives: Phrase[];
+  phrases: Phrase[];
+}
+
 /**
  * Turns free text into a safe FTS4 MATCH expression (sql.js builds FTS with the enhanced query
  * syntax): words are ANDed, "quoted phrases" kept, a trailing * makes a prefix, OR between words
  * and a leading - to exclude are honoured; any other syntax is treated as text. Returns undefined
  * when nothing searchable is left.
  */
-export function fullTextMatch(text: string): string | undefined {
-  const positives: string[] = [];
-  const negatives: string[] = [];
+export function parseFullText(text: string): FullTextQuery | undefined {
+  const positives: (Phrase | 'OR')[] = [];
+  const negatives: Phrase[] = [];
   const re = /(-?)"([^"]*)"|(\S+)/g;
   for (const m of text.matchAll(re)) {
     let negate: boolean;
-    let body: string;
+    let phrase: Phrase;
     if (m[2] !== undefined) {
       negate = m[1] === '-';
       const words = m[2].match(RUN);
       if (!words) continue;
-      body = `"${words.join(' ')}"`;
+      phrase = { words, prefix: false };
     } else {
       const raw = m[3]!;
       if (raw === 'AND') continue; // words are ANDed anyway
@@ -58,36 +76,53 @@ export function fullTextMatch(text: string): string | undefined {
       negate = raw.startsWith('-') && raw.length > 1;
       const words = raw.match(RUN);
       if (!words) continue;
-      body = `"${words.join(' ')}${raw.endsWith('*') ? '*' : ''}"`;
+      phrase = { words, prefix: raw.endsWith('*') };
     }
-    (negate ? negatives : positives).push(body);
+    if (negate) negatives.push(phrase);
+    else positives.push(phrase);
   }
   while (positives[positives.length - 1] === 'OR') positives.pop();
   if (positives.length === 0) return undefined;
-  if (negatives.length === 0) return positives.join(' ');
-  // NOT binds tighter than AND and OR, and FTS4 refuses a chain of a dozen NOTs as too deep: exclude
-  // once, from the whole query, whatever its OR branches.
-  const include = positives.includes('OR') ? `(${positives.join(' ')})` : positives.join(' ');
-  const exclude = negatives.length === 1 ? negatives[0]! : `(${negatives.join(' OR ')})`;
-  return `${include} NOT ${exclude}`;
+  const quote = (p: Phrase): string => `"${p.words.join(' ')}${p.prefix ? '*' : ''}"`;
+  const parts = positives.map((p) => (p === 'OR' ? 'OR' : quote(p)));
+  const groups: Phrase[][] = [[]];
+  for (const p of positives) {
+    if (p === 'OR') groups.push([]);
+    else groups[groups.length - 1]!.push(p);
+  }
+  const phrases = positives.filter((p): p is Phrase => p !== 'OR');
+  let match: string;
+  if (negatives.length === 0) match = parts.join(' ');
+  else {
+    // NOT binds tighter than AND and OR, and FTS4 refuses a chain of a dozen NOTs as too deep:
+    // exclude once, from the whole query, whatever its OR branches.
+    const include = positives.includes('OR') ? `(${parts.join(' ')})` : parts.join(' ');
+    const exclude = negatives.length === 1 ? quote(negatives[0]!) : `(${negatives.map(quote).join(' OR ')})`;
+    match = `${include} NOT ${exclude}`;
+  }
+  return { match, groups, negatives, phrases };
+}
+
+/** The MATCH expression of `parseFullText`, or undefined when nothing searchable is left. */
+export function fullTextMatch(text: string): string | undefined {
+  return parseFullText(text)?.match;
 }
 
 /** Column weights for BM25 over (title, content). */
 const WEIGHTS = [2.0, 1.0];
 
+const K1 = 1.2;
+const B = 0.75;
+
 /**
- * BM25 from FTS4 matchinfo(..., 'pcnalx'). Higher is better. Registered as a SQL function; used
- * only in SELECTs, never in journaled statements.
+ * BM25 over (title, content) from the numbers FTS4's matchinfo(..., 'pcnalx') gives: `m` holds
+ * them in that layout. Shared by the SQL function and the ranked-hits cache, so that both compute
+ * every score with the same floating-point operations in the same order (ties compare equal).
  */
-export function bm25(blob: unknown): number {
-  if (!(blob instanceof Uint8Array) || blob.byteLength < 12) return 0;
-  const aligned = blob.byteOffset % 4 === 0 ? blob : blob.slice();
-  const m = new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4));
+export function bm25Of(m: ArrayLike<number>): number {
   const p = m[0]!;
   const c = m[1]!;
   const n = m[2]!;
-  const k1 = 1.2;
-  const b = 0.75;
   let score = 0;
   for (let i = 0; i < p; i++) {
     for (let j = 0; j < c; j++) {
@@ -98,8 +133,49 @@ export function bm25(blob: unknown): number {
       const avg = m[3 + j]! || 1;
       const len = m[3 + c + j]!;
       const idf = Math.max(1e-6, Math.log((n - docsWithHit + 0.5) / (docsWithHit + 0.5) + 1));
-      score += (WEIGHTS[j] ?? 1) * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / avg)));
+      score += (WEIGHTS[j] ?? 1) * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
     }
   }
   return score;
 }
+
+/** A matchinfo blob as 32-bit numbers. */
+export function matchinfoWords(blob: unknown): Uint32Array | undefined {
+  if (!(blob instanceof Uint8Array) || blob.byteLength < 12) return undefined;
+  const aligned = blob.byteOffset % 4 === 0 ? blob : blob.slice();
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4));
+}
+
+/**
+ * BM25 from FTS4 matchinfo(..., 'pcnalx'). Higher is better. Registered as a SQL function; used
+ * only in SELECTs, never in journaled statements.
+ */
+export function bm25(blob: unknown): number {
+  const m = matchinfoWords(blob);
+  return m ? bm25Of(m) : 0;
+}
+
+let collector: ((docid: number, blob: unknown) => void) | undefined;
+
+/**
+ * Runs `query` with ap_collect(docid, blob) handing each row's values to `collect` (SQLite calls
+ * it synchronously, row by row): rows reach JavaScript without building a result row each.
+ */
+export function collecting<T>(collect: (docid: number, blob: unknown) => void, query: () => T): T {
+  const previous = collector;
+  collector = collect;
+  try {
+    return query();
+  } finally {
+    collector = previous;
+  }
+}
+
+/** The SQL functions of the embedded engine's searches (queries only, never journaled statements). */
+export const SEARCH_FUNCTIONS = {
+  ap_bm25: (blob: unknown): number => bm25(blob),
+  ap_collect: (docid: unknown, blob: unknown): number => {
+    collector?.(Number(docid), blob);
+    return 0;
+  },
+};

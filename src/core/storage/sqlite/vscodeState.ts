@@ -2,14 +2,17 @@
 // read-only: the file is loaded into memory with sql.js and never written. Used for the chat
 // session index (titles). All SQL lives under core/storage.
 
-import * as fs from 'node:fs';
+import { readRegularFile } from '../../regularFile';
 import { loadSqlJs } from './sqlJs';
+
+/** state.vscdb is a few MB; a larger one (or a device behind a symlink) is not loaded into memory. */
+const MAX_STATE_BYTES = 256 << 20;
 
 /** The value stored under `key`, or undefined when the file, the table or the key is missing. */
 export async function readStateValue(file: string, key: string): Promise<string | undefined> {
   let bytes: Buffer;
   try {
-    bytes = await fs.promises.readFile(file);
+    bytes = await readRegularFile(file, { maxBytes: MAX_STATE_BYTES, what: 'The VS Code state database' });
   } catch {
     return undefined;
   }

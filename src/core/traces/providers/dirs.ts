@@ -1,6 +1,10 @@
 // Directory listing for discovery: a missing or unreadable folder is simply empty.
 
 import * as fs from 'node:fs';
+import { readRegularFile } from '../../regularFile';
+
+/** Side files (workspace.json, projects.json, .project_root) are small; larger ones are not read. */
+const MAX_SIDE_FILE_BYTES = 16 << 20;
 
 export async function listDir(dir: string): Promise<fs.Dirent[]> {
   try {
@@ -12,7 +16,7 @@ export async function listDir(dir: string): Promise<fs.Dirent[]> {
 
 export async function readText(file: string): Promise<string | undefined> {
   try {
-    return await fs.promises.readFile(file, 'utf8');
+    return (await readRegularFile(file, { maxBytes: MAX_SIDE_FILE_BYTES, what: 'The file' })).toString('utf8');
   } catch {
     return undefined;
   }

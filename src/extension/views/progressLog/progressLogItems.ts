@@ -23,8 +23,14 @@ export function entryDescription(entry: EntryListing, now: Date): string {
   return parts.join(' · ');
 }
 
+/** A session digest: written by Agent Progress from a transcript (tag auto, agent `<provider>:<short id>`). */
+export function isDigestEntry(entry: Pick<EntryListing, 'tags' | 'agentId'>): boolean {
+  return entry.tags.some((t) => t.toLowerCase() === 'auto') && /^(claude_code|codex|gemini|vscode_copilot):[^\s]+$/.test(entry.agentId ?? '');
+}
+
 export function entryTooltip(entry: EntryListing, summary?: string | null): TooltipData {
   const lines = [`${exactTime(entry.createdAt)}${entry.agentId ? ` by ${entry.agentId}` : ''} in ${entry.projectId}`];
+  if (isDigestEntry(entry)) lines.push('Session digest: written by Agent Progress from the agent\'s transcript');
   if (entry.tags.length > 0) lines.push(`Tags: ${entry.tags.join(', ')}`);
   lines.push(`ID: ${entry.id}`);
   const data: TooltipData = { title: entry.title, lines };
@@ -55,7 +61,7 @@ export function toTreeItemData(node: ProgressLogNode, now: Date, filterTag?: str
         label: e.title,
         description: entryDescription(e, now),
         tooltip: entryTooltip(e),
-        iconId: e.hasSummary ? 'note' : 'circle-small-filled',
+        iconId: isDigestEntry(e) ? 'history' : e.hasSummary ? 'note' : 'circle-small-filled',
         contextValue: 'entry',
         collapsible: 'none',
         command: { command: CommandIds.openEntry, title: 'Open Entry', arguments: [{ id: e.id, projectId: e.projectId }] },

@@ -6,14 +6,23 @@ import { isLedgerError } from '../../../core/errors';
 import type { Logger } from '../../../core/log';
 import type { LogEntry } from '../../../core/progress/types';
 import type { EntryView, HostToEntry } from '../../../shared/entryProtocol';
+import { CommandIds } from '../../commandIds';
 import { loadCore } from '../../core';
 import type { LedgerConnection } from '../../ledgerConnection';
 import { webviewHtml, webviewOptions } from '../webviewHtml';
 
 export const ENTRY_VIEW_TYPE = 'agentProgress.entry';
 
+/** The session a digest entry names in its last line, if it is one. */
+export function digestSessionOf(entry: Pick<LogEntry, 'tags' | 'content'>): string | null {
+  if (!entry.tags.some((t) => t.toLowerCase() === 'auto')) return null;
+  const m = /Session (?:claude_code|codex|gemini|vscode_copilot) `([^`\s]{1,200})`, part \d+, events \d+-\d+: drill in/.exec(entry.content.slice(-600));
+  return m ? m[1]! : null;
+}
+
 function toView(entry: LogEntry): EntryView {
   return {
+    sessionId: digestSessionOf(entry),
     id: entry.id,
     projectId: entry.projectId,
     title: entry.title,
@@ -96,6 +105,9 @@ export class EntryPanels implements vscode.Disposable {
         return;
       case 'summarise':
         await this.summarise(id, state);
+        return;
+      case 'openSession':
+        if (state.entry?.sessionId) await vscode.commands.executeCommand(CommandIds.openAgentSessionById, state.entry.sessionId);
         return;
       case 'copyId':
         await vscode.env.clipboard.writeText(id);

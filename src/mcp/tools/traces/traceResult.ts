@@ -23,10 +23,17 @@ export async function traced(tool: string, logger: Logger, run: () => Promise<ob
   try {
     return traceSuccess(await run());
   } catch (err) {
-    if (isTraceError(err)) return traceFailure(err.toJSON());
+    if (isTraceError(err)) {
+      // A session or event the caller named that is not there, a bad prefix: the caller's mistake.
+      if (err.code === 'internal_error') logger.error(`${tool}: ${err.message}`);
+      else if (err.code === 'search_timeout') logger.warn(`${tool}: ${err.message}`);
+      else logger.debug(`${tool}: ${err.code}: ${err.message}`);
+      return traceFailure(err.toJSON());
+    }
     if (isLedgerError(err)) {
+      if (err.code === 'invalid_argument' || err.code === 'not_found') logger.debug(`${tool}: ${err.code}: ${err.message}`);
       if (err.code === 'invalid_argument') return traceFailure({ code: 'invalid_parameter', message: err.message, details: err.details ?? {}, retryable: false });
-      logger.warn(`${tool}: ${err.message}`);
+      if (err.code !== 'not_found') logger.warn(`${tool}: ${err.message}`);
       return traceFailure({ code: 'internal_error', message: err.message, details: err.details ?? {}, retryable: err.retryable });
     }
     logger.error(`${tool} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -214,6 +214,19 @@ describe('progress service', () => {
         assert.deepEqual(paged.entries.map((e) => e.id), sorted.slice(5, 12).map((x) => x.id), `${JSON.stringify(filter)} from 5`);
       }
     });
+    it('takes the last word typed as a prefix from its third letter on', async () => {
+      const s = service();
+      await s.logProgress({ projectId: 'typed', title: 'UI polish', content: 'Spacing of the ui.' });
+      await s.logProgress({ projectId: 'typed', title: 'Parse uint values', content: 'uint32 parsing.' });
+      await s.logProgress({ projectId: 'typed', title: 'Unrelated', content: 'Nothing here.' });
+      const titles = async (input: string): Promise<string[]> => (await s.quickSearch(input, { projectId: 'typed' })).entries.map((e) => e.title).sort();
+      assert.deepEqual(await titles('u'), [], 'one letter: the word "u" itself, not every word in u');
+      assert.deepEqual(await titles('ui'), ['UI polish']);
+      assert.deepEqual(await titles('uin'), ['Parse uint values']);
+      assert.deepEqual(await titles('spacing u'), []);
+      assert.deepEqual(await titles('spacing ui'), ['UI polish']);
+      assert.deepEqual(await titles('"the ui"'), ['UI polish']);
+    });
     it('ranks full-text matches, pages them, and gives each listed entry a snippet of its match', async () => {
       const s = service();
       await s.logProgress({ projectId: 'ranked', title: 'Mentions once', content: 'A long note about many things, and the journal once, among other words that dilute it a great deal.' });
@@ -282,6 +295,19 @@ describe('progress service', () => {
       assert.equal(second.summary, 'Now a real summary.');
       assert.equal(second.summarySource, 'openai');
       assert.ok(chat.requests.length >= 2);
+    });
+
+    it('names the HTTP status of a failed summary once (a real 429 from the loopback endpoint)', async () => {
+      const lines: string[] = [];
+      const logger = createLogger({ sink: (l) => lines.push(l) });
+      const provider = createOpenAiProvider({ apiKey: 'sk-test-key-0123456789abcdef', baseUrl: chat.baseUrl, model: 'm' }, logger)!;
+      const s = new ProgressService({ store: ledger.progress, summariser: new Summariser([provider], logger), logger });
+      const { id } = await s.logProgress({ projectId: 'p', title: 't', content: 'Only sentence.' });
+      chat.reply = { status: 429, message: 'API rate limit exceeded' };
+      assert.equal((await s.getContext({ projectId: 'p', id })).summarySource, 'fallback');
+      const failed = lines.filter((l) => l.includes('failed:'));
+      assert.equal(failed.length, 1, lines.join('\n'));
+      assert.ok(failed[0]!.endsWith(`Summary by ${provider.label} failed: 429 API rate limit exceeded`), failed[0]);
     });
 
     it('tries a per-call provider (sampling) before the configured endpoint', async () => {

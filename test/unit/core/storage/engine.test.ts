@@ -131,17 +131,17 @@ describe('storage engine', () => {
     assert.deepEqual(all(b), { one: '1', three: '3', two: '2' });
   });
 
-  it('tells a watching handle about another handle\'s write within 300 ms', async () => {
+  // How fast is for bench/, not for a test on a loaded machine: the event must come, as foreign.
+  it('tells a watching handle about another handle\'s write without being asked', async () => {
     const file = path.join(tempDir(), 'data.db');
     const writer = await open(file);
     const watcher = await open(file, { watch: true });
     const seen: boolean[] = [];
     watcher.onDidChange((c) => seen.push(c.foreign));
-    const started = Date.now();
     await put(writer, 'k', 'v');
-    await waitFor(() => seen.length > 0, 'a change event', 2_000, 5);
-    assert.ok(Date.now() - started < 300, `took ${Date.now() - started} ms`);
+    await waitFor(() => seen.length > 0, 'a change event', 15_000, 5);
     assert.deepEqual(seen, [true]);
+    assert.equal(all(watcher).k, 'v');
   });
 
   it('counts data changes apart from upkeep, the same in every process and across a snapshot', async () => {
@@ -239,19 +239,102 @@ describe('storage engine', () => {
     assert.deepEqual(all(b), { good: '1', next: '2' });
   });
 
-  it('moves an unreadable ledger aside, names it, and starts afresh', async () => {
+  it('warns once, naming the journal and offset, when a damaged record hides later writes from a reader', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'one', '1');
+    const before = fs.statSync(`${file}.journal`).size;
+    await put(a, 'two', '2');
+    await put(a, 'three', '3');
+    await a.close();
+    const bytes = fs.readFileSync(`${file}.journal`);
+    bytes[before + 12] = bytes[before + 12]! ^ 0x55;
+    fs.writeFileSync(`${file}.journal`, bytes);
+    const log = capture();
+    const reader = await open(file, { logger: log.logger });
+    assert.deepEqual(all(reader), { one: '1' });
+    reader.refresh();
+    const warnings = log.lines.filter((l) => l.includes('is damaged at byte'));
+    assert.equal(warnings.length, 1, log.lines.join('\n'));
+    assert.ok(warnings[0]!.includes(`${file}.journal is damaged at byte ${before} (record checksum does not match)`), warnings[0]);
+    assert.ok(reader.notices.some((n) => n.includes('agent-progress recover-ledger')));
+  });
+
+  it('recovers the intact writes of a set-aside tail, skips one that no longer applies, and keeps the file', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'one', '1');
+    const before = fs.statSync(`${file}.journal`).size;
+    await put(a, 'two', '2');
+    await a.write((tx) => {
+      tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['three', '3']);
+    });
+    await a.write((tx) => {
+      tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['four', '4']);
+    });
+    await a.close();
+    const bytes = fs.readFileSync(`${file}.journal`);
+    bytes[before + 12] = bytes[before + 12]! ^ 0x55;
+    fs.writeFileSync(`${file}.journal`, bytes);
+    const b = await open(file);
+    // A write made after the damage was set aside, with the key one of the lost writes inserts.
+    await b.write((tx) => {
+      tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['four', 'new']);
+    });
+    const result = await b.recoverSetAside();
+    assert.equal(result.files.length, 1);
+    const [f] = result.files;
+    assert.deepEqual([f!.records, f!.applied, f!.skipped.length], [2, 1, 1]);
+    assert.match(f!.skipped[0]!.reason, /UNIQUE constraint failed: kv\.k/);
+    assert.ok(f!.damagedBytes > 0);
+    assert.ok(fs.existsSync(f!.keptAs) && f!.keptAs.endsWith('.recovered'));
+    assert.deepEqual(all(b), { four: 'new', one: '1', three: '3' });
+    await b.close();
+    assert.deepEqual(all(await open(file)), { four: 'new', one: '1', three: '3' }, 'the recovered writes are journaled');
+    const again = await (await open(file)).recoverSetAside();
+    assert.deepEqual(again.files, []);
+  });
+
+  it('moves a damaged ledger aside, names it, and starts afresh', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
-    fs.writeFileSync(file, 'definitely not a sqlite database, but somebody\'s data '.repeat(10));
-    const original = fs.readFileSync(file);
+    const a0 = await open(file);
+    await put(a0, 'lost', '1');
+    await a0.checkpoint();
+    await a0.close();
+    // The SQLite header and our application id survive; the pages after them do not.
+    const damaged = Buffer.concat([fs.readFileSync(file).subarray(0, 100), Buffer.alloc(4096, 0xee)]);
+    fs.writeFileSync(file, damaged);
     const a = await open(file);
     assert.equal(a.notices.length, 1);
     const moved = fs.readdirSync(dir).find((f) => f.startsWith('data.db.corrupt-'));
     assert.ok(moved, fs.readdirSync(dir).join(', '));
     assert.ok(a.notices[0]!.includes(path.join(dir, moved)), a.notices[0]);
-    assert.deepEqual(fs.readFileSync(path.join(dir, moved)), original);
+    assert.deepEqual(fs.readFileSync(path.join(dir, moved)), damaged);
     await put(a, 'fresh', '1');
     assert.deepEqual(all(a), { fresh: '1' });
+  });
+
+  it('moves a snapshot that is not SQLite aside only when our journal sits beside it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a0 = await open(file);
+    await put(a0, 'k', '1');
+    await a0.close();
+    fs.writeFileSync(file, 'overwritten by accident');
+    const a = await open(file);
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('data.db.corrupt-')));
+    assert.equal(a.notices.length, 1);
+  });
+
+  it('refuses a file that is not a ledger (a person\'s text file) and changes nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'notes.txt');
+    fs.writeFileSync(file, 'definitely not a sqlite database, but somebody\'s data '.repeat(10));
+    const original = fs.readFileSync(file);
+    await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && err.code === 'invalid_argument' && err.message.includes(file) && /not an Agent Progress ledger/.test(err.message));
+    assert.deepEqual(fs.readFileSync(file), original);
+    assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
   });
 
   it('refuses a SQLite file that is not a ledger, and leaves it untouched', async () => {
@@ -268,14 +351,24 @@ describe('storage engine', () => {
     assert.deepEqual(fs.readdirSync(dir), ['app.db']);
   });
 
-  it('moves an unreadable journal aside and continues from the snapshot', async () => {
+  it('refuses a journal that is not ours and changes nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    fs.writeFileSync(`${file}.journal`, 'a person\'s own file that happens to have this name');
+    await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && err.message.includes(`${file}.journal`) && /not an Agent Progress journal/.test(err.message));
+    assert.deepEqual(fs.readdirSync(dir), ['data.db.journal']);
+  });
+
+  it('moves a damaged journal of ours aside and continues from the snapshot', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
     const a = await open(file);
     await put(a, 'in-snapshot', '1');
     await a.checkpoint();
     await a.close();
-    fs.writeFileSync(`${file}.journal`, 'garbage header that is long enough to be read');
+    const journal = fs.readFileSync(`${file}.journal`);
+    journal[10] = journal[10]! ^ 0xff; // our magic number, a header checksum that no longer matches
+    fs.writeFileSync(`${file}.journal`, journal);
     const b = await open(file);
     assert.deepEqual(all(b), { 'in-snapshot': '1' });
     assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('data.db.journal.unreadable-')));
@@ -342,11 +435,11 @@ describe('storage engine', () => {
   it('breaks a lock left by a process that died', async () => {
     const file = path.join(tempDir(), 'data.db');
     const log = capture();
-    const a = await open(file, { logger: log.logger });
+    // A lock timeout longer than the test's: the write can only succeed by breaking the lock, never by waiting it out.
+    const a = await open(file, { logger: log.logger, lockTimeoutMs: 600_000 });
     fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: deadPid(), host: os.hostname(), at: Date.now(), token: 'dead' }));
-    const started = Date.now();
     await put(a, 'k', 'v');
-    assert.ok(Date.now() - started < 2_000);
+    assert.equal(all(a).k, 'v');
     assert.ok(log.lines.some((l) => l.includes('Broke a stale ledger lock')));
     assert.equal(fs.existsSync(`${file}.lock`), false);
   });
@@ -365,7 +458,7 @@ describe('storage engine', () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file, { checkpoint: { minBytes: 4096, snapshotRatio: 0, idleMs: 60_000, idleMinBytes: 1 << 30 } });
     for (let i = 0; i < 40; i++) await put(a, `k${i}`, 'x'.repeat(200));
-    await waitFor(() => a.stats().checkpoints > 0, 'an automatic snapshot', 5_000);
+    await waitFor(() => a.stats().checkpoints > 0, 'an automatic snapshot', 30_000);
     assert.ok(fs.existsSync(file));
   });
 });

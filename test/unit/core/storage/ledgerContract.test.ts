@@ -68,6 +68,27 @@ function contract(backend: 'sqlite' | 'host' | 'postgres', factory: () => Factor
       record('entries', { got: await l.progress.getEntry('app', 'e1'), first, second });
     });
 
+    it('matches a phrase within one column and reads OR loosest, as FTS4 does', async () => {
+      const l = await open();
+      const rows = [
+        { id: 'p1', title: 'Queue lease', content: 'Worker timeout handling.' },
+        { id: 'p2', title: 'Notes', content: 'The lease worker restarts.' },
+        { id: 'p3', title: 'alpha beta', content: 'nothing' },
+        { id: 'p4', title: 'gamma', content: 'only gamma here' },
+        { id: 'p5', title: 'alpha', content: 'gamma too' },
+      ];
+      for (const [i, r] of rows.entries()) await l.progress.insertEntry({ ...r, projectId: 'ph', createdAt: T(i), tags: [], agentId: null });
+      const ids = async (text: string): Promise<string[]> => (await l.progress.searchEntries({ projectId: 'ph', text, limit: 10 })).entries.map((e) => e.id).sort();
+      const got = {
+        acrossColumns: await ids('"lease worker"'),
+        prefixAcross: await ids('lease_work*'),
+        andThenOr: await ids('alpha beta OR gamma'),
+        orThenAnd: await ids('alpha OR beta gamma'),
+      };
+      assert.deepEqual(got, { acrossColumns: ['p2'], prefixAcross: ['p2'], andThenOr: ['p3', 'p4', 'p5'], orThenAnd: ['p3', 'p5'] });
+      record('phrases and OR', got);
+    });
+
     it('searches by words, title substring, tags and dates, ranked and paged', async () => {
       const l = await open();
       const rows = [
@@ -375,7 +396,7 @@ function contract(backend: 'sqlite' | 'host' | 'postgres', factory: () => Factor
       opened.push(watching);
       watching.onDidChange((c) => changes.push(c));
       await writer.progress.insertEntry({ id: 'w1', projectId: 'wp', title: 'Hello', content: 'world', createdAt: T(1), tags: [], agentId: null });
-      await waitFor(() => changes.some((c) => c.foreign && !c.maintenance), 'a foreign change event', 5000);
+      await waitFor(() => changes.some((c) => c.foreign && !c.maintenance), 'a foreign change event', 30_000);
       assert.equal((await watching.progress.findEntry('w1'))?.title, 'Hello');
     });
   });

@@ -24,12 +24,13 @@ const operator = { kind: 'operator' as const, name: 'tester' };
 describe('PostgreSQL backend helpers', () => {
   useTempDirs();
 
-  it('takes the connection string from the environment, else the config file (with ${VAR}), and refuses another scheme', () => {
+  it('takes the connection string from the environment, else a trusted config file (with ${VAR}), and refuses another scheme', () => {
     const dir = tempDir();
     assert.equal(loadConfig({ env: {}, cwd: dir }).databaseUrl, undefined);
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/x' }, cwd: dir }).databaseUrl, 'postgres://ap@db/x');
     fs.writeFileSync(path.join(dir, 'agent-progress.config.json'), JSON.stringify({ databaseUrl: 'postgres://ap:${AP_DB_PW}@db/team' }));
-    const fromFile = loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir });
+    assert.equal(loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir }).databaseUrl, undefined, 'not from a working folder\'s file');
+    const fromFile = loadConfig({ env: { AP_DB_PW: 'pw-from-env', AGENT_PROGRESS_CONFIG: path.join(dir, 'agent-progress.config.json') }, cwd: dir });
     assert.equal(fromFile.databaseUrl, 'postgres://ap:pw-from-env@db/team');
     assert.equal(ledgerLabel(fromFile), 'PostgreSQL postgres://ap:[redacted]@db/team');
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/env' }, cwd: dir }).databaseUrl, 'postgres://ap@db/env', 'the environment wins');
@@ -56,11 +57,13 @@ describe('PostgreSQL backend helpers', () => {
   });
 
   it('builds text-search queries with the embedded engine\'s syntax', () => {
-    assert.equal(fullTextTsQuery('jwt tokens'), "'jwt' & 'tokens'");
-    assert.equal(fullTextTsQuery('"exact phrase" auth*'), "('exact' <-> 'phrase') & 'auth':*");
+    assert.equal(fullTextTsQuery('jwt tokens'), "('jwt' & 'tokens')");
+    assert.equal(fullTextTsQuery('"exact phrase" auth*'), "((('exact':A <-> 'phrase':A) | ('exact':B <-> 'phrase':B)) & 'auth':*)");
+    assert.equal(fullTextTsQuery('log_entr*'), "(('log':A <-> 'entr':*A) | ('log':B <-> 'entr':*B))");
     assert.equal(fullTextTsQuery('jwt -session'), "('jwt') & !('session')");
-    assert.equal(fullTextTsQuery('a b OR c'), "'a' & ('b' | 'c')");
-    assert.equal(fullTextTsQuery("'); DROP TABLE log_entries; --"), "'drop' & 'table' & ('log' <-> 'entries')");
+    // OR binds loosest, as in FTS4: (a AND b) OR c.
+    assert.equal(fullTextTsQuery('a b OR c'), "('a' & 'b') | 'c'");
+    assert.equal(fullTextTsQuery("'); DROP TABLE log_entries; --"), "('drop' & 'table' & (('log':A <-> 'entries':A) | ('log':B <-> 'entries':B)))");
     assert.equal(fullTextTsQuery('-only'), undefined);
     assert.equal(searchWords('Fixed OAuth-login, v2!'), 'fixed oauth login v2');
     assert.equal(numberPlaceholders("SELECT ? WHERE x = '?' AND y = ?"), "SELECT $1 WHERE x = '?' AND y = $2");
@@ -150,7 +153,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const own: { foreign: boolean }[] = [];
     writer.onDidChange((c) => own.push(c));
     await writer.progress.insertEntry({ id: 'n1', projectId: 'p', title: 't', content: 'c', createdAt: new Date().toISOString(), tags: [], agentId: null });
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 30_000;
     while (!seen.some((c) => c.foreign) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(seen, [{ foreign: true, maintenance: false }]);
     assert.deepEqual(own, [{ foreign: false, maintenance: false }]);

@@ -1,0 +1,273 @@
+// Search at scale (issue 15), side by side with a baseline build in the same run: `search_logs`
+// through real MCP clients over stdio to two servers, this checkout's dist/server.js and the
+// baseline's (by default `main`, exported with git archive into a temp folder and built there),
+// each on its own copy of one ledger of N entries (Zipf vocabulary, bench/corpus.mjs). Per query
+// kind: the first call (nothing saved yet), then the p50 of repeated calls taken round-robin with
+// the other queries and alternating between the servers, and for the ranked text queries the p50
+// of a search right after a `log_progress` (the ledger changed since the last search). Also
+// log_progress itself on both, in alternating blocks, as the ratio of their p50s. Prints Markdown
+// tables and writes them to bench/results/search-latest.md; never asserts on time.
+//
+//   node bench/search.mjs [--size 100000] [--calls 30] [--baseline main|none] [--keep]
+//   npm run bench:search            (builds dist/ first)
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { BENCH_PROJECT, createCorpus } from './corpus.mjs';
+
+const benchDir = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(benchDir, '..');
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+if (argv.includes('--help') || argv.includes('-h')) {
+  process.stderr.write('Usage: node bench/search.mjs [--size N] [--calls N] [--baseline REF|none] [--keep]\n(see bench/README.md)\n');
+  process.exit(0);
+}
+const SIZE = Number(option('--size', '100000'));
+const CALLS = Number(option('--calls', '30'));
+const AFTER_WRITE_CALLS = Math.max(5, Math.floor(CALLS / 3));
+const LOG_CALLS = 300;
+const BASELINE = option('--baseline', 'main');
+const KEEP = argv.includes('--keep');
+if (!(SIZE >= 100) || !(CALLS >= 3)) {
+  process.stderr.write('bench: --size must be at least 100 and --calls at least 3\n');
+  process.exit(2);
+}
+const say = (line) => process.stderr.write(`bench: ${line}\n`);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-search-'));
+const clients = new Set();
+async function cleanup() {
+  for (const c of clients) await c.close().catch(() => undefined);
+  if (!KEEP) fs.rmSync(work, { recursive: true, force: true });
+  else say(`kept ${work}`);
+}
+process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+// ---- builds -------------------------------------------------------------------------------------
+
+function run(cmd, args, cwd) {
+  const r = spawnSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** The baseline's source (git archive of REF) in a temp folder, built with this checkout's node_modules. */
+function buildBaseline(ref) {
+  const dir = path.join(work, 'baseline');
+  fs.mkdirSync(dir);
+  const commit = run('git', ['rev-parse', '--short', ref], root).trim();
+  const tar = path.join(work, 'baseline.tar');
+  run('git', ['archive', '--format=tar', '-o', tar, ref], root);
+  run('tar', ['-xf', tar, '-C', dir], root);
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  run(process.execPath, ['esbuild.mjs'], dir);
+  return { dir, label: `${ref} (${commit})` };
+}
+
+// ---- the ledger ---------------------------------------------------------------------------------
+
+const corpus = createCorpus({ total: SIZE });
+
+/** Fills a ledger with the corpus through a build's own bench harness (its schema), then snapshots it. */
+async function load(buildDir, file) {
+  const { loadHarness } = await import(path.join(buildDir, 'bench', 'harnessLoader.mjs'));
+  const harness = await loadHarness();
+  const loader = await harness.openBulkLoader(file);
+  const t0 = performance.now();
+  for (let i = 0; i < SIZE; i += 1000) {
+    const batch = [];
+    for (let k = i; k < Math.min(SIZE, i + 1000); k++) batch.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
+    await loader.insertMany(batch);
+    if ((i / 1000) % 20 === 19) say(`  loaded ${i + 1000}`);
+  }
+  await loader.compact();
+  await loader.close();
+  return performance.now() - t0;
+}
+
+function copyLedger(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+  for (const suffix of ['', '.journal']) if (fs.existsSync(from + suffix)) fs.copyFileSync(from + suffix, to + suffix);
+}
+
+// ---- MCP ----------------------------------------------------------------------------------------
+
+async function connect(label, serverJs, dbPath) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [serverJs, '--toolset', 'progress'],
+    env: { AGENT_PROGRESS_DB_PATH: dbPath, AGENT_PROGRESS_LOG_LEVEL: 'warn', NODE_OPTIONS: '', PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (c) => (stderr = (stderr + c.toString()).slice(-4000)));
+  const client = new Client({ name: 'bench-search', version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools();
+  clients.add(client);
+  return {
+    label,
+    async call(name, args) {
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+      if (result.isError) throw new Error(`${label} ${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}\n${stderr}`);
+      return result;
+    },
+  };
+}
+
+async function timed(fn) {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+const p50 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)];
+};
+const ms = (x) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(1) : x.toFixed(0)) : '-');
+
+let fresh = 0;
+function logArgs() {
+  const e = corpus.make(50_000_000 + fresh++);
+  return { projectId: e.projectId, title: e.title, content: e.content, tags: e.tags, agentId: e.agentId };
+}
+
+// ---- the queries --------------------------------------------------------------------------------
+
+function queries() {
+  const v = corpus.vocab;
+  const common = v.contentWords[0];
+  const middle = v.contentWords[150];
+  const rare = v.contentWords[1200];
+  const ident = v.identifiers.filter((id) => !id.includes('_'))[40];
+  const q = (kind, label, args, goal) => ({ kind, label, args: { projectId: BENCH_PROJECT, limit: 20, ...args }, goal });
+  return [
+    q('title', `title: common word "${common}"`, { query: common }, 20),
+    q('title', 'title: "ing" (3 letters)', { query: 'ing' }, 20),
+    q('title', 'title: "ed" (2 letters)', { query: 'ed' }, 20),
+    q('title', `title: rare word "${rare}"`, { query: rare }, 20),
+    q('title', `title "${common}" + tag "auth" + one year`, { query: common, tags: ['auth'], startDate: '2025-01-01', endDate: '2025-12-31' }, 20),
+    q('text', 'text: "the" (in every entry)', { text: 'the' }, 50),
+    q('text', `text: common word "${common}"`, { text: common }, 20),
+    q('text', `text: medium word "${middle}"`, { text: middle }, 20),
+    q('text', `text: rare identifier "${ident}"`, { text: ident }, 20),
+    q('text', `text: two words "${middle} ${common}"`, { text: `${middle} ${common}` }, 20),
+    q('text', `text: phrase "the ${common}"`, { text: `"the ${common}"` }, 20),
+    q('text', `text: prefix "${middle.slice(0, 4)}*"`, { text: `${middle.slice(0, 4)}*` }, 20),
+    q('text', `text: negation "${common} -the"`, { text: `${common} -the` }, 20),
+    q('text', `text: "${common} OR ${middle}"`, { text: `${common} OR ${middle}` }, 20),
+  ];
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+async function main() {
+  const ours = { dir: root, label: 'this checkout' };
+  if (!fs.existsSync(path.join(root, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run node esbuild.mjs first (npm run bench:search does)');
+  let baseline;
+  if (BASELINE !== 'none') {
+    say(`building the baseline ${BASELINE}`);
+    baseline = buildBaseline(BASELINE);
+  }
+  const master = path.join(work, 'load', 'data.db');
+  say(`loading ${SIZE} entries with ${baseline ? baseline.label : 'this checkout'}'s schema`);
+  const loadMs = await load(baseline ? baseline.dir : root, master);
+  say(`loaded in ${(loadMs / 1000).toFixed(0)} s`);
+  const builds = baseline ? [baseline, ours] : [ours];
+  const servers = [];
+  for (const [i, b] of builds.entries()) {
+    const file = path.join(work, `ledger-${i}`, 'data.db');
+    copyLedger(master, file);
+    const s = await connect(b.label, path.join(b.dir, 'dist', 'server.js'), file);
+    const open = await timed(() => s.call('search_logs', { projectId: BENCH_PROJECT, limit: 1 }));
+    say(`${b.label}: first call (opens the ledger) ${ms(open.ms)} ms`);
+    servers.push(s);
+  }
+  const qs = queries();
+  const first = qs.map(() => servers.map(() => NaN));
+  const hits = qs.map(() => servers.map(() => undefined));
+  const times = qs.map(() => servers.map(() => []));
+  say('first calls');
+  for (const [i, q] of qs.entries()) {
+    for (const [k, s] of servers.entries()) {
+      const r = await timed(() => s.call('search_logs', q.args));
+      first[i][k] = r.ms;
+      hits[i][k] = r.value.structuredContent?.total;
+    }
+  }
+  say(`${CALLS} rounds of every query`);
+  for (let round = 0; round < CALLS; round++) {
+    const order = round % 2 === 0 ? servers.map((_, k) => k) : servers.map((_, k) => servers.length - 1 - k);
+    for (const [i, q] of qs.entries()) {
+      for (const k of order) {
+        const r = await timed(() => servers[k].call('search_logs', q.args));
+        times[i][k].push(r.ms);
+      }
+    }
+  }
+  say('searches right after a write');
+  const afterWrite = qs.map(() => servers.map(() => []));
+  const textQs = qs.map((q, i) => [q, i]).filter(([q]) => q.kind === 'text');
+  for (let round = 0; round < AFTER_WRITE_CALLS; round++) {
+    for (const [q, i] of textQs) {
+      for (const [k, s] of servers.entries()) {
+        await s.call('log_progress', logArgs());
+        const r = await timed(() => s.call('search_logs', q.args));
+        afterWrite[i][k].push(r.ms);
+      }
+    }
+  }
+  say('log_progress in alternating blocks');
+  const logs = servers.map(() => []);
+  for (let done = 0; done < LOG_CALLS; done += 50) {
+    for (const [k, s] of servers.entries()) {
+      for (let n = 0; n < 50; n++) logs[k].push((await timed(() => s.call('log_progress', logArgs()))).ms);
+    }
+  }
+
+  // ---- tables ----
+  const names = servers.map((s) => s.label);
+  const lines = [];
+  lines.push(`### search_logs at ${SIZE.toLocaleString('en-US')} entries, through MCP (p50 of ${CALLS} calls; ms)`, '');
+  const head = ['query', 'hits', ...names.flatMap((n) => [`${n} first`, `${n} p50`]), ...(servers.length > 1 ? ['p50 ratio'] : []), 'goal', 'met'];
+  lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+  for (const [i, q] of qs.entries()) {
+    const p = servers.map((_, k) => p50(times[i][k]));
+    const mine = p[p.length - 1];
+    const agree = new Set(hits[i].map(String)).size === 1 ? String(hits[i][0]) : `${hits[i].join(' / ')} (differ)`;
+    const row = [q.label, agree, ...servers.flatMap((_, k) => [ms(first[i][k]), ms(p[k])]), ...(servers.length > 1 ? [`${(p[0] / mine).toFixed(1)}x`] : []), `≤ ${q.goal}`, mine <= q.goal ? 'yes' : '**no**'];
+    lines.push(`| ${row.join(' | ')} |`);
+  }
+  lines.push('', `### Ranked text right after a log_progress (p50 of ${AFTER_WRITE_CALLS}; ms)`, '');
+  const head2 = ['query', ...names, 'goal', 'met'];
+  lines.push(`| ${head2.join(' | ')} |`, `|${head2.map(() => '---').join('|')}|`);
+  for (const [q, i] of textQs) {
+    const p = servers.map((_, k) => p50(afterWrite[i][k]));
+    lines.push(`| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, p[p.length - 1] <= q.goal ? 'yes' : '**no**'].join(' | ')} |`);
+  }
+  const lp = logs.map(p50);
+  lines.push('', `### log_progress at ${SIZE.toLocaleString('en-US')} entries (p50 of ${LOG_CALLS}, alternating blocks of 50; ms)`, '');
+  lines.push(`| ${[...names, ...(servers.length > 1 ? ['ratio (this / baseline)'] : [])].join(' | ')} |`, `|${[...names, ...(servers.length > 1 ? [''] : [])].map(() => '---').join('|')}|`);
+  lines.push(`| ${[...lp.map(ms), ...(servers.length > 1 ? [(lp[lp.length - 1] / lp[0]).toFixed(2)] : [])].join(' | ')} |`);
+  lines.push('', `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; ${new Date().toISOString()}.`);
+  const text = lines.join('\n') + '\n';
+  process.stdout.write(text);
+  fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });
+  fs.writeFileSync(path.join(benchDir, 'results', 'search-latest.md'), text);
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}
+process.exit(0);

@@ -1,0 +1,337 @@
+// Ranked full-text search checked against a plain reference: a generated corpus with Zipf word
+// frequencies, every query kind (terms common to rare, two terms, phrases, prefixes, negation, OR),
+// the expected hits and their BM25 order computed here from the texts alone (tokenizing, matching
+// and scoring written out plainly, as FTS4's matchinfo defines the numbers), and the ledger's
+// answers compared whole: total, top 20 and the next page. The ledger answers repeated queries from
+// saved hits (sqlite/rankedHits.ts) that follow appended entries; the comparison is repeated after
+// appends by another handle, a non-ASCII entry, a deletion and a restore, and against the SQL path
+// that ranks every hit (a date filter that excludes nothing sends the query there).
+
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { openLedger } from '../../../../src/core/storage/openLedger';
+import type { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
+import type { Ledger } from '../../../../src/core/storage/store';
+import type { EntryPage } from '../../../../src/core/progress/types';
+import { tempDir, useTempDirs } from '../../../helpers/tmp';
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ten', 'ra', 'sup', 'dex', 'vor', 'qui', 'zan', 'pel', 'tor', 'nu', 'bri', 'sha', 'gel'];
+
+function vocabulary(random: () => number, size: number): string[] {
+  const words = new Set<string>(['the', 'and', 'of', 'to', 'fix', 'test', 'tests', 'testing', 'tested', 'cache', 'queue']);
+  while (words.size < size) {
+    const n = 1 + Math.floor(random() * 3);
+    let w = '';
+    for (let k = 0; k < n; k++) w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    words.add(w);
+  }
+  return [...words];
+}
+
+function zipf(random: () => number, n: number): () => number {
+  const cdf: number[] = [];
+  let sum = 0;
+  for (let r = 0; r < n; r++) cdf.push((sum += 1 / Math.pow(r + 2.7, 1.0)));
+  return () => {
+    const u = random() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+interface Doc {
+  id: string;
+  title: string;
+  content: string;
+  createdAt: string;
+  /** Insertion order (the ledger's rowid order, the last tie-break). */
+  seq: number;
+}
+
+const BASE = Date.UTC(2025, 0, 1);
+
+function makeCorpus(count: number, seed: number, words: string[]): Doc[] {
+  const random = rng(seed);
+  const rank = zipf(random, words.length);
+  const next = (): string => words[rank()]!;
+  const docs: Doc[] = [];
+  for (let i = 0; i < count; i++) {
+    const title = Array.from({ length: 3 + Math.floor(random() * 6) }, next).join(' ');
+    const sentences: string[] = [];
+    const n = 2 + Math.floor(random() * 5);
+    for (let k = 0; k < n; k++) sentences.push(Array.from({ length: 5 + Math.floor(random() * 12) }, next).join(' ') + (random() < 0.3 ? ', then' : '.'));
+    // Three entries per minute (equal dates, ordered by insertion), and every 37th dated a day
+    // earlier, so that equal scores are ordered by date and not by insertion.
+    const minute = Math.floor(i / 3) - (i % 37 === 0 ? 24 * 60 : 0);
+    docs.push({ id: `d${seed}-${i}`, title: title[0]!.toUpperCase() + title.slice(1), content: sentences.join(' '), createdAt: new Date(BASE + minute * 60_000).toISOString(), seq: 0 });
+  }
+  return docs;
+}
+
+// ---- the reference: FTS4's unicode61 tokens, its query semantics and matchinfo-based BM25 ----
+
+function tokens(text: string): string[] {
+  return (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
+interface RefPhrase {
+  words: string[];
+  prefix: boolean;
+}
+
+/** The query syntax the tools accept: words ANDed, "phrases", prefix*, -exclude, OR (loosest). */
+function parseQuery(text: string): { groups: RefPhrase[][]; negatives: RefPhrase[] } {
+  const groups: RefPhrase[][] = [[]];
+  const negatives: RefPhrase[] = [];
+  for (const m of text.matchAll(/(-?)"([^"]*)"|(\S+)/g)) {
+    if (m[3] === 'OR') {
+      if (groups[groups.length - 1]!.length > 0) groups.push([]);
+      continue;
+    }
+    const raw = m[2] ?? m[3]!;
+    const negate = m[2] !== undefined ? m[1] === '-' : raw.startsWith('-');
+    const phrase = { words: tokens(raw), prefix: m[2] === undefined && raw.endsWith('*') };
+    if (phrase.words.length === 0) continue;
+    (negate ? negatives : groups[groups.length - 1]!).push(phrase);
+  }
+  if (groups[groups.length - 1]!.length === 0) groups.pop();
+  return { groups, negatives };
+}
+
+function occurrences(column: string[], p: RefPhrase): number {
+  let n = 0;
+  for (let i = 0; i + p.words.length <= column.length; i++) {
+    if (p.words.every((w, k) => (p.prefix && k === p.words.length - 1 ? column[i + k]!.startsWith(w) : column[i + k] === w))) n++;
+  }
+  return n;
+}
+
+function reference(docs: readonly Doc[], text: string, offset: number, limit: number): { total: number; ids: string[] } {
+  const q = parseQuery(text);
+  const phrases = q.groups.flat();
+  const columns = docs.map((d) => [tokens(d.title), tokens(d.content)]);
+  const n = docs.length;
+  const weights = [2, 1];
+  const avg = [0, 1].map((j) => Math.floor((columns.reduce((s, c) => s + c[j]!.length, 0) + Math.floor(n / 2)) / n));
+  const tf = columns.map((cols) => phrases.map((p) => cols.map((c) => occurrences(c, p))));
+  const withHit = phrases.map((_, i) => [0, 1].map((j) => tf.filter((t) => t[i]![j]! > 0).length));
+  const hits: { doc: Doc; score: number }[] = [];
+  docs.forEach((doc, d) => {
+    const has = (i: number): boolean => tf[d]![i]!.some((x) => x > 0);
+    let at = 0;
+    const groupsOk = q.groups.map((g) => g.map(() => has(at++)).every(Boolean)).some(Boolean);
+    const excluded = q.negatives.some((p) => columns[d]!.some((c) => occurrences(c, p) > 0));
+    if (!groupsOk || excluded) return;
+    let score = 0;
+    for (let i = 0; i < phrases.length; i++) {
+      for (let j = 0; j < 2; j++) {
+        const f = tf[d]![i]![j]!;
+        if (f === 0) continue;
+        const idf = Math.max(1e-6, Math.log((n - withHit[i]![j]! + 0.5) / (withHit[i]![j]! + 0.5) + 1));
+        score += weights[j]! * idf * ((f * (1.2 + 1)) / (f + 1.2 * (1 - 0.75 + (0.75 * columns[d]![j]!.length) / (avg[j]! || 1))));
+      }
+    }
+    hits.push({ doc, score });
+  });
+  hits.sort((a, b) => b.score - a.score || (a.doc.createdAt < b.doc.createdAt ? 1 : a.doc.createdAt > b.doc.createdAt ? -1 : b.doc.seq - a.doc.seq));
+  return { total: hits.length, ids: hits.slice(offset, offset + limit).map((h) => h.doc.id) };
+}
+
+// ---- the comparison ----
+
+function queriesFor(words: string[], docs: readonly Doc[]): string[] {
+  // A phrase that occurs: two words side by side in some entry's content.
+  const pair = tokens(docs[5]!.content).slice(2, 4).join(' ');
+  const triple = tokens(docs[11]!.content).slice(0, 3).join(' ');
+  const [w0, w1, w2] = [words[0]!, words[1]!, words[3]!];
+  const mid = words[40]!;
+  const rare = words[300]!;
+  return [
+    w0, // in nearly every entry
+    w1,
+    mid,
+    rare,
+    `${mid} ${w2}`,
+    `${w1} ${rare}`,
+    `"${pair}"`,
+    `"${triple}"`,
+    `"the ${mid}"`,
+    'test*',
+    `${mid.slice(0, 3)}*`,
+    `${w0} -${w1}`,
+    `${w1} -"${pair}"`,
+    `${mid} OR ${rare}`,
+    `${w1} ${mid} OR ${rare}`,
+    `${rare} OR ${mid} -${w2}`,
+    'cafe',
+    'café crème',
+    'nothingmatchesthis',
+  ];
+}
+
+type Stats = RankedHitsCache['stats'];
+
+describe('ranked search against a plain reference', function () {
+  this.timeout(240_000);
+  useTempDirs();
+  const opened: Ledger[] = [];
+  afterEach(async () => {
+    while (opened.length > 0) await opened.pop()!.close();
+  });
+  const open = async (file: string): Promise<Ledger> => {
+    const l = await openLedger({ file, checkpoint: false });
+    opened.push(l);
+    return l;
+  };
+  const stats = (l: Ledger): Stats => ({ ...(l.progress as unknown as { ranked: RankedHitsCache }).ranked.stats });
+
+  async function compareAll(l: Ledger, docs: readonly Doc[], queries: readonly string[], label: string): Promise<number> {
+    let agreed = 0;
+    for (const text of queries) {
+      for (const [offset, limit] of [
+        [0, 20],
+        [20, 20],
+      ] as const) {
+        const want = reference(docs, text, offset, limit);
+        const got: EntryPage = await l.progress.searchEntries({ projectId: undefined, text, limit, offset });
+        assert.equal(got.total, want.total, `${label}: total of ${text}`);
+        assert.deepEqual(
+          got.entries.map((e) => e.id),
+          want.ids,
+          `${label}: ${text} at ${offset}`,
+        );
+        // The SQL path ranks every hit with FTS4 itself; the saved hits must give the same page,
+        // snippets included.
+        const sql = await l.progress.searchEntries({ projectId: undefined, text, limit, offset, startDate: '1970-01-01' });
+        assert.deepEqual(got, sql, `${label}: ${text} at ${offset} through SQL`);
+        agreed++;
+      }
+    }
+    return agreed;
+  }
+
+  it('gives the top 20 and the total of full BM25 for every query kind, through appends, a deletion and a restore', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a = await open(file);
+    const words = vocabulary(rng(3), 500);
+    const docs = makeCorpus(1200, 1, words);
+    docs.push({ id: 'accent-1', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: new Date(BASE).toISOString(), seq: 0 });
+    let seq = 0;
+    for (const d of docs) {
+      d.seq = seq++;
+      await a.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    const queries = queriesFor(words, docs);
+    const n = queries.length * 2;
+    assert.equal(await compareAll(a, docs, queries, 'first'), n);
+    const empty = queries.filter((q) => reference(docs, q, 0, 1).total === 0).length;
+    assert.equal(empty, 1);
+    const first = stats(a);
+    assert.equal(first.builds, queries.length, JSON.stringify(first));
+
+    // Answered again from the saved hits: nothing rebuilt.
+    assert.equal(await compareAll(a, docs, queries, 'again'), n);
+    assert.equal(stats(a).builds, first.builds);
+
+    // Entries appended by another handle on the same ledger: followed, not rebuilt.
+    const b = await open(file);
+    const more = makeCorpus(60, 2, words);
+    for (const d of more) {
+      d.seq = seq++;
+      docs.push(d);
+      await b.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    await b.progress.flushIndex();
+    assert.equal(await compareAll(a, docs, queries, 'appended'), n);
+    const followed = stats(a);
+    // A query with non-ASCII words is not evaluated here, nor one that had no hits (FTS4 gave no
+    // index-wide numbers for it): each rebuilt once, on its first page.
+    const nonAscii = queries.filter((q) => /[^a-z0-9 "*()-]/i.test(q)).length;
+    assert.equal(nonAscii, 1);
+    assert.equal(followed.builds, first.builds + empty + nonAscii);
+    assert.ok(followed.followed > 0, JSON.stringify(followed));
+
+    // A non-ASCII entry is not tokenized here: the saved hits are rebuilt from FTS4.
+    const accent = { id: 'accent-2', title: 'Naïve café test', content: 'Über caching of the queue, café style.', createdAt: new Date(BASE + 5 * 60_000).toISOString(), seq: seq++ };
+    docs.push(accent);
+    await b.progress.insertEntry({ ...accent, projectId: 'p', tags: [], agentId: null });
+    assert.equal(await compareAll(a, docs, queries, 'non-ASCII'), n);
+    assert.ok(stats(a).builds > followed.builds);
+
+    // A deletion (retention) drops every saved query.
+    const before = new Date(BASE + 60 * 60_000).toISOString();
+    const removed = await b.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
+    assert.ok(removed > 100, `archived ${removed}`);
+    const kept = docs.filter((d) => d.createdAt >= before);
+    assert.equal(await compareAll(a, kept, queries, 'archived'), n);
+
+    // Restored entries come back with new rowids (the end of the insertion order).
+    const built = stats(a).builds;
+    await b.transfer.restoreArchived();
+    const restored = docs.filter((d) => d.createdAt < before);
+    const back = [...kept, ...restored.map((d) => ({ ...d, seq: seq++ }))];
+    assert.equal(await compareAll(a, back, queries, 'restored'), n);
+    assert.ok(stats(a).builds > built);
+  });
+
+  it('ranks within a project that holds part of the ledger the same way', async () => {
+    const dir = tempDir();
+    const l = await open(path.join(dir, 'data.db'));
+    const words = vocabulary(rng(5), 300);
+    const docs = makeCorpus(300, 7, words);
+    let seq = 0;
+    for (const [i, d] of docs.entries()) {
+      d.seq = seq++;
+      await l.progress.insertEntry({ id: d.id, projectId: i % 3 === 0 ? 'other' : 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    // BM25's numbers are the whole index's; the project filter only chooses among the hits.
+    for (const text of [words[0]!, words[2]!, `${words[1]!} -${words[0]!}`]) {
+      const all = reference(docs, text, 0, docs.length);
+      const inP = new Set(docs.filter((_, i) => i % 3 !== 0).map((d) => d.id));
+      const want = all.ids.filter((id) => inP.has(id));
+      for (const offset of [0, 20]) {
+        const got = await l.progress.searchEntries({ projectId: 'p', text, limit: 20, offset });
+        assert.equal(got.total, want.length);
+        assert.deepEqual(
+          got.entries.map((e) => e.id),
+          want.slice(offset, offset + 20),
+        );
+        assert.deepEqual(got, await l.progress.searchEntries({ projectId: 'p', text, limit: 20, offset, startDate: '1970-01-01' }), `${text} through SQL`);
+      }
+      // The other project, from the same saved hits.
+      const inOther = all.ids.filter((id) => !inP.has(id));
+      assert.deepEqual(
+        (await l.progress.searchEntries({ projectId: 'other', text, limit: 20 })).entries.map((e) => e.id),
+        inOther.slice(0, 20),
+      );
+    }
+    assert.equal(stats(l).builds, 3, 'one build per query, whichever project');
+    // An entry appended to one project is followed, in that project only.
+    const late = { id: 'late', title: `${words[0]!} ${words[0]!} ${words[0]!}`, content: words[0]!, createdAt: new Date(BASE + 10 ** 8).toISOString(), seq: seq++ };
+    docs.push(late);
+    await l.progress.insertEntry({ ...late, projectId: 'other', tags: [], agentId: null });
+    const top = await l.progress.searchEntries({ projectId: 'other', text: words[0]!, limit: 1 });
+    assert.equal(top.entries[0]?.id, reference(docs, words[0]!, 0, 1).ids[0]);
+    assert.equal(top.entries[0]?.id, 'late');
+    assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
+    assert.equal(stats(l).builds, 3);
+  });
+});
