@@ -91,6 +91,8 @@ async function main() {
     // log_progress p50 through the host vs a no-op SDK server.
     const progress = servers[0];
     const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
+    await noop.client.callTool({ name: 'noop', arguments: {} });
+    rows.push(["the SDK's own no-op server", mb(rssOf(noop.pid)), 'one server within 15 MB of it']);
     const times = { log: [], noop: [] };
     for (let i = 0; i < CALLS; i++) {
       let t = performance.now();

@@ -8,7 +8,8 @@ import { createOpenAiProvider } from './progress/openAiSummary';
 import { ProgressService } from './progress/progressService';
 import { QueueService } from './queue/queueService';
 import { Summariser, type SummaryProvider } from './progress/summariser';
-import { openLedger, type OpenLedgerOptions } from './storage/openLedger';
+import type { OpenLedgerOptions } from './storage/openLedger';
+import type * as OpenLedgerModule from './storage/openLedger';
 import type { Ledger } from './storage/store';
 import { openHostLedger } from './host/client';
 import { refuseForeignLedgerPaths } from './storage/ledgerFiles';
@@ -124,8 +125,11 @@ export class Services {
   }
 
   private async open(): Promise<Ledger> {
-    const direct = (): Promise<Ledger> =>
-      openLedger({
+    // The engine (sql.js) and the PostgreSQL driver load only when this process opens the ledger
+    // itself: a client of the ledger host never loads them.
+    const direct = async (): Promise<Ledger> =>
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first direct open only (a bundle keeps it unevaluated until then)
+      (require('./storage/openLedger') as typeof OpenLedgerModule).openLedger({
         file: this.options.config.dbPath,
         logger: this.options.logger,
         ...(this.options.config.databaseUrl ? { databaseUrl: this.options.config.databaseUrl } : {}),

@@ -140,7 +140,10 @@ describe('the ledger host (real processes)', function () {
     for (const w of writers) w.child.stdin!.end();
     const codes = await Promise.all(writers.map((w) => w.exited));
     assert.deepEqual(codes, Array(10).fill(0), writers.map((w) => w.stderr()).join('\n'));
-    const slowest = Math.max(...writers.flatMap((w) => [...w.acks.values()]));
+    const latencies = writers.flatMap((w) => [...w.acks.values()]).sort((a, b) => a - b);
+    const slowest = latencies[latencies.length - 1]!;
+    // Reported with the run (the README's figure): the slowest call spans a kill, a new host's start and the retry.
+    console.log(`      ${latencies.length} acknowledged calls over 4 kills: p50 ${latencies[Math.floor(latencies.length / 2)]} ms, max ${slowest} ms`);
     assert.ok(slowest < 5_000, `a call took ${slowest} ms`);
     const now = pidFile(db);
     assert.ok(now && !killed.includes(now.pid), 'a new host serves after the kills');

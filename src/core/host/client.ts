@@ -5,6 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import type * as net from 'node:net';
 import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { socketConnection } from './connection';
 import { LedgerError } from '../errors';
@@ -37,6 +38,7 @@ export class HostIncompatible extends Error {
 
 interface Live {
   connection: MessageConnection;
+  socket: net.Socket;
   pid: number;
   version: string;
   notices: string[];
@@ -129,7 +131,7 @@ export class HostConnection {
         socket.destroy();
         throw new HostIncompatible(answer.version);
       }
-      const live: Live = { connection, pid: answer.pid, version: answer.version, notices: answer.notices ?? [] };
+      const live: Live = { connection, socket, pid: answer.pid, version: answer.version, notices: answer.notices ?? [] };
       this.connects++;
       // The first host's notices are the ledger's (Services tells them); a later host's are told here.
       if (this.connects > 1) for (const notice of live.notices) this.options.logger?.warn(notice);
@@ -221,6 +223,9 @@ export class HostConnection {
       const l = await live;
       l?.connection.dispose();
       l?.connection.end();
+      // Disposing the connection leaves its socket open until the host hangs up: a closed client
+      // kept its process alive (a test run that never exited).
+      l?.socket.destroy();
     } catch {
       // never connected
     }

@@ -10,9 +10,9 @@ import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { socketConnection } from './connection';
 import { isLedgerError } from '../errors';
 import type { Logger } from '../log';
-import { openLedger } from '../storage/openLedger';
-import { DEFAULT_CHECKPOINT } from '../storage/sqlite/engine';
 import type { Ledger } from '../storage/store';
+import type * as OpenLedgerModule from '../storage/openLedger';
+import type * as EngineModule from '../storage/sqlite/engine';
 import { writeContext } from '../storage/writeContext';
 import { FILE_MODE, writeFileAtomicSync } from '../storage/files';
 import { VERSION } from '../version';
@@ -116,8 +116,13 @@ class Host {
     if (marker && compareBuilds({ version: String(marker.version), build: Number(marker.build) || 0 }, { version: VERSION, build: BUILD }) <= 0) fs.rmSync(this.paths.handover, { force: true });
     writeFileAtomicSync(this.paths.token, Buffer.from(this.token));
     fs.chmodSync(this.paths.token, FILE_MODE);
-    // Open the ledger while the socket starts listening: calls wait for it.
-    this.ledger = openLedger({ file: this.paths.ledger, logger: this.options.logger, watch: true });
+    // Open the ledger while the socket starts listening: calls wait for it. The engine's modules
+    // load meanwhile too (a client that lost its host connects before they have).
+    this.ledger = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the socket listens
+      const { openLedger } = require('../storage/openLedger') as typeof OpenLedgerModule;
+      return openLedger({ file: this.paths.ledger, logger: this.options.logger, watch: true });
+    });
     this.ledger.then(
       (ledger) => {
         ledger.onDidChange((change) => this.broadcast(change));
@@ -279,6 +284,8 @@ class Host {
       // A client that wrote is closing (the CLI exiting): the file at the ledger path is left
       // current, as a process that opened it directly does when it closes.
       const stats = await ledger.stats();
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the engine is loaded by now
+      const { DEFAULT_CHECKPOINT } = require('../storage/sqlite/engine') as typeof EngineModule;
       if (stats.journalBytes > 0 && stats.snapshotBytes <= DEFAULT_CHECKPOINT.freshMaxBytes) await ledger.compact();
       return {};
     }

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { LedgerError, invalidArgument } from '../errors';
 import type { Logger } from '../log';
-import { COLLECTION_NAMES, type CollectionName } from '../transfer/document';
+import { COLLECTION_NAMES, type CollectionName } from '../transfer/collections';
 import { openLedger } from './openLedger';
 import { isPostgresUrl, redactUrl } from './postgres/url';
 import type { Ledger } from './store';

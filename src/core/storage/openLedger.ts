@@ -10,8 +10,8 @@ import { SqliteWorkflowStore } from './sqlite/workflowRepo';
 import { SqliteReviewStore } from './sqlite/reviewRepo';
 import { SqliteTransferStore } from './sqlite/transferRepo';
 import { SEARCH_FUNCTIONS } from './sqlite/search';
-import { openPostgresLedger } from './postgres/openPostgresLedger';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
+import type * as PostgresModule from './postgres/openPostgresLedger';
 
 export interface OpenLedgerOptions {
   /** Absolute path of the ledger file; companion files sit beside it. */
@@ -28,6 +28,9 @@ export interface OpenLedgerOptions {
 
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   if (options.databaseUrl) {
+    // The PostgreSQL driver loads only for a PostgreSQL ledger.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: kept unevaluated in the bundles until used
+    const { openPostgresLedger } = require('./postgres/openPostgresLedger') as typeof PostgresModule;
     return openPostgresLedger({
       url: options.databaseUrl,
       ...(options.logger ? { logger: options.logger } : {}),

@@ -5,7 +5,7 @@
 
 import { LedgerError } from '../../errors';
 import { fold } from '../../text';
-import { COLLECTION_NAMES, emptyCounts, specOf, type CollectionName, type ImportCounts, type JsonValue, type LedgerData, type LedgerRecord } from '../../transfer/document';
+import { COLLECTION_NAMES, emptyCounts, specOf, type CollectionName, type ImportCounts, type JsonValue, type LedgerData, type LedgerRecord } from '../../transfer/collections';
 import type { RetentionScope, TransferStore } from '../transferStore';
 import type { PgEngine, PgReadTx, PgRow, PgValue, PgWriteTx } from './engine';
 import { ENTRY_SEARCH_SQL, entrySearchParams } from './progressRepo';

@@ -5,7 +5,7 @@
 
 import { LedgerError } from '../../errors';
 import { fold } from '../../text';
-import { COLLECTION_NAMES, emptyCounts, specOf, type CollectionName, type ImportCounts, type JsonValue, type LedgerData, type LedgerRecord } from '../../transfer/document';
+import { COLLECTION_NAMES, emptyCounts, specOf, type CollectionName, type ImportCounts, type JsonValue, type LedgerData, type LedgerRecord } from '../../transfer/collections';
 import type { RetentionScope, TransferStore } from '../transferStore';
 import type { ReadTx, Row, SqliteEngine, SqlValue, WriteTx } from './engine';
 import { titleTrigramDoc } from './search';
