@@ -7,7 +7,7 @@ import type { EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectIn
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { PgEngine, PgReadTx, PgValue } from './engine';
-import { fullTextTsQuery, RANK_WEIGHTS, searchWords } from './search';
+import { fullTextTsQuery, RANK_WEIGHTS, SEARCH_WORDS_VERSION, searchWords } from './search';
 
 interface EntryRow {
   id: string;
@@ -116,8 +116,9 @@ function filter(q: EntryQuery): Filter {
   }
   const query = q.query ? fold(q.query) : '';
   if (query.length > 0) {
-    where.push('strpos(e.title_fold, ?) > 0');
-    params.push(query);
+    // LIKE '%...%' (not strpos) so that the pg_trgm index answers it where it exists (schemas.ts).
+    where.push("e.title_fold LIKE ? ESCAPE '\\'");
+    params.push(`%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
   for (const tag of new Set((q.tags ?? []).map((t) => fold(t.trim())))) {
     where.push('e.n IN (SELECT entry_n FROM entry_tags WHERE tag_fold = ?)');
@@ -151,6 +152,24 @@ export class PgProgressStore implements ProgressStore {
           tag,
         ]);
       }
+    });
+  }
+
+  /**
+   * Rebuilds the search vectors written by an older searchWords (SEARCH_WORDS_VERSION), once per
+   * database, under an advisory lock: only rows with non-ASCII text can differ. Called on open.
+   */
+  async reindexWords(): Promise<number> {
+    return this.engine.write(async (tx) => {
+      await tx.run("SELECT pg_advisory_xact_lock(hashtext('agent_progress.search_words'))");
+      const row = await tx.get<{ value: string }>("SELECT value FROM ap_meta WHERE key = 'search_words'");
+      if (row && Number(row.value) >= SEARCH_WORDS_VERSION) return 0;
+      const rows = await tx.all<{ n: string; title: string; content: string }>(
+        'SELECT n, title, content FROM log_entries WHERE octet_length(title) <> char_length(title) OR octet_length(content) <> char_length(content)',
+      );
+      for (const r of rows) await tx.run(`UPDATE log_entries SET search = ${ENTRY_SEARCH_SQL} WHERE n = ?`, [...entrySearchParams(r.title, r.content), r.n]);
+      await tx.run("INSERT INTO ap_meta (key, value) VALUES ('search_words', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(SEARCH_WORDS_VERSION)]);
+      return rows.length;
     });
   }
 
