@@ -88,6 +88,13 @@ const progress: PgSchemaStream = {
          END $$`,
       ],
     },
+    {
+      version: 3,
+      description: 'digest marks: which session digest parts were written, kept when their entries are archived or deleted',
+      statements: [
+        'CREATE TABLE digest_marks (entry_id TEXT COLLATE "C" PRIMARY KEY, covered_to BIGINT NOT NULL, covered_until TEXT COLLATE "C", created_at TEXT COLLATE "C" NOT NULL)',
+      ],
+    },
   ],
 };
 
