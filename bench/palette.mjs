@@ -10,10 +10,12 @@
 // cannot be told apart and are counted apart. Never asserts on time; writes
 // bench/results/palette-latest.md.
 //
-// Status (2026-11-26): at 100k entries it opens the view and Search Logs with the newest entries,
-// then the wait for the first key's answer timed out after 120 s: either the row text check does
-// not match how the quick pick renders titles and snippets, or the answer took that long on a
-// machine at load 20-30. No figure yet; check the check at --entries=500 first.
+// Status (2026-11-26): no figure yet. At 300 entries the first two keys were recognised; at "dur"
+// the list showed the right entries in another order than quickSearch's ranking: VS Code's quick
+// pick re-sorts items by how their label matches the typed value (sortByLabel, on by default and
+// not settable by a published extension), so Search Logs does not show the ranked order. The check
+// compares the first rows in rank order and waits for ever. Either the palette keeps its order
+// (labels that VS Code's sort leaves alone) or the check compares the set of rows shown.
 //
 //   node bench/palette.mjs [--entries=N] [--pause=MS]      (build dist/ first: node esbuild.mjs)
 
@@ -160,7 +162,10 @@ async function main() {
       for (const step of steps.filter((s) => s.phrase === phrase)) {
         const before = await page.evaluate(() => performance.now());
         await page.keyboard.type(step.key);
-        const handle = await shown({ rows: step.rows, empty: step.empty, value: step.value.trim() });
+        const handle = await shown({ rows: step.rows, empty: step.empty, value: step.value.trim() }).catch(async (err) => {
+          const seen = await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts().catch(() => []);
+          throw new Error(`${err.message.split('\n')[0]} for "${step.value}": expected ${JSON.stringify(step.rows.slice(0, 2))}, the list showed ${JSON.stringify(seen.slice(0, 3))}`);
+        });
         const at = await handle.jsonValue();
         results.push({ ...step, ms: at - before });
         await page.waitForTimeout(PAUSE);
