@@ -24,6 +24,10 @@ const node = {
   define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version) },
   // sql.js probes for these in browsers only.
   external: [],
+  // jsonc-parser's main is a UMD build whose require('./impl/...') calls esbuild cannot follow:
+  // bundled, they looked for dist/impl/ at run time and the extension failed to load. Its ES
+  // module build bundles whole.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [

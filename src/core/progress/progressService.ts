@@ -18,7 +18,7 @@ import {
   type SearchLogsOutput,
 } from './schemas';
 import type { SummaryProvider, Summariser } from './summariser';
-import type { EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
+import type { DigestMark, EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
 /** 12 characters of nanoid's URL-safe alphabet (seed §3.3). */
 export const newEntryId = (): string => nanoid(12);
@@ -108,6 +108,23 @@ export class ProgressService {
       throw err;
     }
     return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /**
+   * Logs a session digest under a fixed id with its mark (what it covered), exactly once: false
+   * when that part was written before, by any process, even if its entry was archived or deleted.
+   */
+  async logDigestOnce(raw: unknown, id: string, mark: DigestMark): Promise<LogProgressOutput | false> {
+    const input = parseInput(logProgressInput, raw);
+    const createdAt = this.clock().toISOString();
+    const entry = { id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null };
+    if (!(await this.deps.store.insertDigest(entry, mark))) return false;
+    return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /** What a digest part covered, if it was written (its entry may be archived or deleted since). */
+  digestMark(id: string): Promise<DigestMark | undefined> {
+    return this.deps.store.getDigestMark(id);
   }
 
   /** Caches a summary made elsewhere (a digest's), unless one is cached already. */

@@ -38,6 +38,17 @@ export interface NewEntry {
   agentId: string | null;
 }
 
+/**
+ * What a session digest entry covered, kept apart from the entry (digest_marks) so that archiving or
+ * deleting the entry does not make the session part look undigested.
+ */
+export interface DigestMark {
+  /** The session's event count the part covered up to (exclusive). */
+  coveredTo: number;
+  /** The latest event time the part covered (follow-ups of replayed transcripts start after it). */
+  coveredUntil: string | null;
+}
+
 export interface EntryQuery {
   /** The project to search; undefined searches every project (the editor's search, not the tools). */
   projectId: string | undefined;

@@ -30,6 +30,12 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
   });
   const progress = new PgProgressStore(engine);
+  try {
+    await progress.reindexWords();
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
   return {
     location: engine.location,
     progress,

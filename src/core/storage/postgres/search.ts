@@ -1,16 +1,27 @@
 // Full-text search on PostgreSQL with the same query language as the embedded engine (words ANDed,
 // "quoted phrases", a trailing * for a prefix, OR between words, a leading - to exclude). Words are
 // split here, in JavaScript, on both sides (the indexed text and the query) with the rule FTS4's
-// unicode61 tokenizer follows (runs of letters, digits and marks), so the two backends agree on
-// what a word is; PostgreSQL's 'simple' configuration then only lowercases, with no stemming and
-// no stop words, like unicode61.
+// unicode61 tokenizer follows (runs of letters and digits, diacritics removed, lowercased), so the
+// two backends agree on what a word is: "café" and "cafe" are one word on both. PostgreSQL's
+// 'simple' configuration then only lowercases, with no stemming and no stop words, like unicode61.
 
-const RUN = /[\p{L}\p{N}\p{M}]+/gu;
+const RUN = /[\p{L}\p{N}]+/gu;
 
-/** The words of a text, lowercased, space-separated: what to_tsvector('simple', ...) indexes. */
-export function searchWords(text: string): string {
-  return (text.match(RUN) ?? []).map((w) => w.toLowerCase()).join(' ');
+/** The words of a text as unicode61 reads them: diacritics removed, lowercased. */
+export function wordsOf(text: string): string[] {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(RUN) ?? [];
 }
+
+/** The words of a text, space-separated: what to_tsvector('simple', ...) indexes. */
+export function searchWords(text: string): string {
+  return wordsOf(text).join(' ');
+}
+
+/**
+ * Version of searchWords that built the stored vectors (ap_meta `search_words`): 1 kept diacritics;
+ * rows with non-ASCII text are re-indexed once on open (progressRepo.ts reindexWords).
+ */
+export const SEARCH_WORDS_VERSION = 2;
 
 function lexeme(word: string): string {
   return `'${word.toLowerCase().replace(/'/g, "''")}'`;
@@ -39,8 +50,8 @@ export function fullTextTsQuery(text: string): string | undefined {
     let body: string;
     if (m[2] !== undefined) {
       negate = m[1] === '-';
-      const words = m[2].match(RUN);
-      if (!words) continue;
+      const words = wordsOf(m[2]);
+      if (words.length === 0) continue;
       body = phrase(words, false);
     } else {
       const raw = m[3]!;
@@ -50,8 +61,8 @@ export function fullTextTsQuery(text: string): string | undefined {
         continue;
       }
       negate = raw.startsWith('-') && raw.length > 1;
-      const words = raw.match(RUN);
-      if (!words) continue;
+      const words = wordsOf(raw);
+      if (words.length === 0) continue;
       body = phrase(words, raw.endsWith('*'));
     }
     (negate ? negatives : positives).push(body);

@@ -1,11 +1,11 @@
 // ProgressStore on the embedded engine: every SQL statement of the progress log lives here.
 
 import { LedgerError } from '../../errors';
-import type { EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
+import type { DigestMark, EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
-import type { ReadTx, SqliteEngine, SqlValue } from './engine';
+import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
 import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
@@ -81,6 +81,23 @@ const INDEX_BATCH = 500;
 /** Pending entries that make a writer index at once rather than when idle. */
 const INDEX_SOON = 200;
 const INDEX_IDLE_MS = 250;
+
+/** An entry's rows: the entry, its project, its tags, and its place in the index queue (fts_pending). */
+function insertRow(tx: WriteTx, entry: NewEntry): void {
+  const titleFold = fold(entry.title);
+  tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [entry.projectId, entry.projectId, entry.createdAt]);
+  tx.run(
+    'INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content],
+  );
+  tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
+  for (const tag of entry.tags) {
+    tx.run(
+      'INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?',
+      [fold(tag), tag, entry.id],
+    );
+  }
+}
 
 function textBound(iso: string): string {
   if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
@@ -218,26 +235,29 @@ export class SqliteProgressStore implements ProgressStore {
   constructor(private readonly engine: SqliteEngine) {}
 
   async insertEntry(entry: NewEntry): Promise<void> {
-    const titleFold = fold(entry.title);
-    const tags = entry.tags;
     await this.engine.write((tx) => {
       if (tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) {
         throw new LedgerError('conflict', `An entry with id ${entry.id} already exists`, { retryable: true });
       }
-      tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [entry.projectId, entry.projectId, entry.createdAt]);
-      tx.run(
-        'INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(tags), entry.agentId, entry.content],
-      );
-      tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
-      for (const tag of tags) {
-        tx.run(
-          'INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?',
-          [fold(tag), tag, entry.id],
-        );
-      }
+      insertRow(tx, entry);
     });
     this.scheduleIndexing();
+  }
+
+  async insertDigest(entry: NewEntry, mark: DigestMark): Promise<boolean> {
+    const inserted = await this.engine.write((tx) => {
+      if (tx.get('SELECT 1 AS x FROM digest_marks WHERE entry_id = ?', [entry.id]) || tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) return false;
+      insertRow(tx, entry);
+      tx.run('INSERT INTO digest_marks (entry_id, covered_to, covered_until, created_at) VALUES (?, ?, ?, ?)', [entry.id, mark.coveredTo, mark.coveredUntil, entry.createdAt]);
+      return true;
+    });
+    if (inserted) this.scheduleIndexing();
+    return inserted;
+  }
+
+  async getDigestMark(entryId: string): Promise<DigestMark | undefined> {
+    const row = this.engine.read((tx) => tx.get<{ covered_to: number; covered_until: string | null }>('SELECT covered_to, covered_until FROM digest_marks WHERE entry_id = ?', [entryId]));
+    return row ? { coveredTo: Number(row.covered_to), coveredUntil: row.covered_until } : undefined;
   }
 
   /**
