@@ -3,6 +3,7 @@
 // digested, and the first-run notice that asks whether to turn digests on. Core does the work.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import type { DigestForce, DigestRun } from '../../core/digests/digestService';
 import type { Logger } from '../../core/log';
 import { CommandIds, SETTINGS_SECTION } from '../commandIds';
@@ -13,12 +14,10 @@ import { pendingStatus, tickInterval } from './digestStatus';
 
 const NOTICE_KEY = 'agentProgress.sessionDigests.noticeShown';
 
-export class DigestTicker implements vscode.Disposable {
+export class DigestTicker extends Disposable {
   readonly item: vscode.StatusBarItem;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<DigestRun | undefined> | undefined;
-  private disposed = false;
-  private readonly subscription: vscode.Disposable;
   /** The last run's outcome (tests read it). */
   last: DigestRun | undefined;
   /** Whether the status bar item is shown now (tests read it). */
@@ -30,11 +29,17 @@ export class DigestTicker implements vscode.Disposable {
     private readonly traces: TraceHost,
     private readonly logger: Logger,
   ) {
-    this.item = vscode.window.createStatusBarItem('agentProgress.sessionDigests', vscode.StatusBarAlignment.Left, 47);
+    super();
+    this.item = this.register(vscode.window.createStatusBarItem('agentProgress.sessionDigests', vscode.StatusBarAlignment.Left, 47));
     this.item.name = 'Agent Progress: sessions not yet digested';
     this.item.command = { command: CommandIds.digestSessions, title: 'Digest Sessions Now' };
-    this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`${SETTINGS_SECTION}.sessionDigests`)) this.schedule(0);
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS_SECTION}.sessionDigests`)) this.schedule(0);
+      }),
+    );
+    this.register(() => {
+      if (this.timer) clearTimeout(this.timer);
     });
   }
 
@@ -107,12 +112,5 @@ export class DigestTicker implements vscode.Disposable {
     );
     if (answer === undefined) return;
     await vscode.workspace.getConfiguration(SETTINGS_SECTION).update('sessionDigests.enabled', answer === 'Turn On', vscode.ConfigurationTarget.Workspace);
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.subscription.dispose();
-    this.item.dispose();
   }
 }

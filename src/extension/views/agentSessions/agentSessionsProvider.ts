@@ -3,27 +3,27 @@
 // rather than throwing; an empty index shows the view's welcome text.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../../disposable';
 import { toTreeItem } from '../treeItem';
 import { ViewIds } from '../../commandIds';
 import type { TraceHost } from '../../traceHost';
 import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode } from './agentSessionsItems';
 
 
-
-export class AgentSessionsProvider implements vscode.TreeDataProvider<AgentSessionsNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<AgentSessionsNode | undefined>();
+export class AgentSessionsProvider extends Disposable implements vscode.TreeDataProvider<AgentSessionsNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<AgentSessionsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = new vscode.EventEmitter<void>();
+  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
   /** Fires after the view fetched its top level again (tests wait on it). */
   readonly onDidRefresh = this.refreshed.event;
   private readonly shown = new Map<string, number>();
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly traces: TraceHost,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.subscription = traces.onDidChange(() => this.refresh());
+    super();
+    this.register(traces.onDidChange(() => this.refresh()));
   }
 
   refresh(): void {
@@ -59,12 +59,6 @@ export class AgentSessionsProvider implements vscode.TreeDataProvider<AgentSessi
       const message = err instanceof Error ? err.message : String(err);
       return [{ kind: 'message', id: 'error', text: `Could not read agent transcripts: ${message}`, icon: 'error' }];
     }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
-    this.refreshed.dispose();
   }
 }
 

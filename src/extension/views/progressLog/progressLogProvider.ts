@@ -2,6 +2,7 @@
 // Refreshes itself when any process writes the ledger; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../../disposable';
 import { toTreeItem, tooltipMarkdown } from '../treeItem';
 import { ContextKeys, ViewIds } from '../../commandIds';
 import type { LedgerHost } from '../../ledgerHost';
@@ -10,22 +11,21 @@ import { entryTooltip, toTreeItemData, type ProgressLogNode } from './progressLo
 const PAGE = 50;
 
 
-
-export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<ProgressLogNode | undefined>();
+export class ProgressLogProvider extends Disposable implements vscode.TreeDataProvider<ProgressLogNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<ProgressLogNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = new vscode.EventEmitter<void>();
+  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
   /** Fires after the view fetched its top level again (tests wait on it). */
   readonly onDidRefresh = this.refreshed.event;
   private tag: string | undefined;
   private readonly shown = new Map<string, number>();
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly host: LedgerHost,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.subscription = host.onDidChange(() => this.refresh());
+    super();
+    this.register(host.onDidChange(() => this.refresh()));
   }
 
   get tagFilter(): string | undefined {
@@ -85,12 +85,6 @@ export class ProgressLogProvider implements vscode.TreeDataProvider<ProgressLogN
       // keep the tooltip without a summary
     }
     return item;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
-    this.refreshed.dispose();
   }
 }
 

@@ -3,6 +3,7 @@
 // once a second while an agent runs; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../../disposable';
 import { ViewIds } from '../../commandIds';
 import type { ReviewModel } from '../../review/reviewModel';
 import { toTreeItem } from '../treeItem';
@@ -10,22 +11,27 @@ import { reviewChildren, toReviewItemData, type ReviewNode } from './reviewItems
 
 const TICK_MS = 1_000;
 
-export class ReviewProvider implements vscode.TreeDataProvider<ReviewNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<ReviewNode | undefined>();
+export class ReviewProvider extends Disposable implements vscode.TreeDataProvider<ReviewNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<ReviewNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = new vscode.EventEmitter<void>();
+  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
   /** Fires after the view fetched its top level again (tests wait on it). */
   readonly onDidRefresh = this.refreshed.event;
-  private readonly subscription: vscode.Disposable;
   private ticker: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly model: ReviewModel,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.subscription = model.onDidChange(() => {
-      this.changed.fire(undefined);
-      this.updateTicker();
+    super();
+    this.register(
+      model.onDidChange(() => {
+        this.changed.fire(undefined);
+        this.updateTicker();
+      }),
+    );
+    this.register(() => {
+      if (this.ticker) clearInterval(this.ticker);
     });
   }
 
@@ -69,13 +75,6 @@ export class ReviewProvider implements vscode.TreeDataProvider<ReviewNode>, vsco
   /** True while durations are counting (tests read it). */
   get ticking(): boolean {
     return this.ticker !== undefined;
-  }
-
-  dispose(): void {
-    if (this.ticker) clearInterval(this.ticker);
-    this.subscription.dispose();
-    this.changed.dispose();
-    this.refreshed.dispose();
   }
 }
 

@@ -2,21 +2,22 @@
 // Task Queue. Hidden when every queue is empty. Refreshes when any process writes the ledger.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../../disposable';
 import type { LedgerHost } from '../../ledgerHost';
 import { queueStatusText } from './taskQueueItems';
 
-export class QueueStatus implements vscode.Disposable {
+export class QueueStatus extends Disposable {
   readonly item: vscode.StatusBarItem;
   /** Whether the item is shown now (tests read it). */
   visible = false;
-  private readonly subscription: vscode.Disposable;
   private pending: Promise<void> | undefined;
 
   constructor(private readonly host: LedgerHost) {
-    this.item = vscode.window.createStatusBarItem('agentProgress.taskQueue', vscode.StatusBarAlignment.Left, 49);
+    super();
+    this.item = this.register(vscode.window.createStatusBarItem('agentProgress.taskQueue', vscode.StatusBarAlignment.Left, 49));
     this.item.name = 'Agent Progress: task queue';
     this.item.command = { command: 'agentProgress.taskQueue.focus', title: 'Show Task Queue' };
-    this.subscription = host.onDidChange(() => void this.update());
+    this.register(host.onDidChange(() => void this.update()));
   }
 
   /** Reads the queues and shows or hides the item; resolves when done (tests await it). */
@@ -44,10 +45,5 @@ export class QueueStatus implements vscode.Disposable {
   private hide(): void {
     this.item.hide();
     this.visible = false;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.item.dispose();
   }
 }

@@ -2,6 +2,7 @@
 // Refreshes when any process writes the ledger, and every few seconds while a lease counts down.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../../disposable';
 import { toTreeItem } from '../treeItem';
 import type { TaskStatus } from '../../../core/queue/types';
 import { ViewIds } from '../../commandIds';
@@ -11,19 +12,21 @@ import { countOf, STATUS_ORDER, toQueueItemData, type TaskQueueNode } from './ta
 const PAGE = 50;
 const COUNTDOWN_MS = 5_000;
 
-
-export class TaskQueueProvider implements vscode.TreeDataProvider<TaskQueueNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<TaskQueueNode | undefined>();
+export class TaskQueueProvider extends Disposable implements vscode.TreeDataProvider<TaskQueueNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<TaskQueueNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
   private readonly shown = new Map<string, number>();
-  private readonly subscription: vscode.Disposable;
   private countdown: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly host: LedgerHost,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.subscription = host.onDidChange(() => this.refresh());
+    super();
+    this.register(host.onDidChange(() => this.refresh()));
+    this.register(() => {
+      if (this.countdown) clearInterval(this.countdown);
+    });
   }
 
   refresh(): void {
@@ -75,12 +78,6 @@ export class TaskQueueProvider implements vscode.TreeDataProvider<TaskQueueNode>
       clearInterval(this.countdown);
       this.countdown = undefined;
     }
-  }
-
-  dispose(): void {
-    if (this.countdown) clearInterval(this.countdown);
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }
 

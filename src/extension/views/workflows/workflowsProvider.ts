@@ -3,6 +3,7 @@
 // writes the ledger; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../../disposable';
 import { toTreeItem } from '../treeItem';
 import type { WorkflowDetail } from '../../../core/workflow/types';
 import { ViewIds } from '../../commandIds';
@@ -12,23 +13,23 @@ import { groupChildren, taskChildren, taskNode, toWorkflowTreeItem, type Workflo
 const PAGE = 50;
 
 
-
-export class WorkflowsProvider implements vscode.TreeDataProvider<WorkflowNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<WorkflowNode | undefined>();
+export class WorkflowsProvider extends Disposable implements vscode.TreeDataProvider<WorkflowNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<WorkflowNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = new vscode.EventEmitter<void>();
+  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
   /** Fires after the view fetched its top level again (tests wait on it). */
   readonly onDidRefresh = this.refreshed.event;
   private readonly details = new Map<string, Promise<WorkflowDetail>>();
   private readonly shown = new Map<string, number>();
-  private readonly subscription: vscode.Disposable;
   private running: (() => void) | undefined;
 
   constructor(
     private readonly host: LedgerHost,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.subscription = host.onDidChange(() => this.refresh());
+    super();
+    this.register(host.onDidChange(() => this.refresh()));
+    this.register(() => this.running?.());
   }
 
   refresh(): void {
@@ -115,13 +116,6 @@ export class WorkflowsProvider implements vscode.TreeDataProvider<WorkflowNode>,
   /** True while the view shows its progress bar (tests read it). */
   get showsProgress(): boolean {
     return this.running !== undefined;
-  }
-
-  dispose(): void {
-    this.running?.();
-    this.subscription.dispose();
-    this.changed.dispose();
-    this.refreshed.dispose();
   }
 }
 
