@@ -184,4 +184,22 @@ describe('Agent Progress in VS Code', function () {
     await vscode.commands.executeCommand(CommandIds.openEntryById, 'doesnotexist');
     assert.equal(api.deps.entries.openIds.length, before);
   });
+
+  it('restores an entry page VS Code kept across a window reload, and closes one whose state is not ours', async () => {
+    const out = await cli('log', '--project', 'restore', '--title', 'Kept across a reload', '--content', 'Restored by the serializer.', '--json');
+    const id = (JSON.parse(out) as { id: string }).id;
+    // What VS Code does on reload: a panel of our view type, with the state the page saved.
+    const panel = vscode.window.createWebviewPanel('agentProgress.entry', 'Kept across a reload', vscode.ViewColumn.Active, {});
+    await api.deps.entries.pages.restore(panel, { key: id, hint: 'restore' });
+    assert.ok(api.deps.entries.openIds.includes(id));
+    assert.equal(api.deps.entries.pages.pageOf(id)?.content, 'Restored by the serializer.');
+    assert.match(panel.webview.html, /script-src 'nonce-/);
+    panel.dispose();
+    assert.ok(!api.deps.entries.openIds.includes(id));
+    let disposed = false;
+    const hostile = vscode.window.createWebviewPanel('agentProgress.entry', 'Not ours', vscode.ViewColumn.Active, {});
+    hostile.onDidDispose(() => (disposed = true));
+    await api.deps.entries.pages.restore(hostile, { key: { $gt: '' } });
+    assert.equal(disposed, true);
+  });
 });

@@ -14,7 +14,7 @@ class Owner extends Disposable {
     });
     this.register(() => this.order.push('subscription'));
   }
-  get isDisposed(): boolean {
+  get released(): boolean {
     return this.disposed;
   }
 }
@@ -22,11 +22,11 @@ class Owner extends Disposable {
 describe('Disposable', () => {
   it('releases what was registered once, newest first, past a failing clean-up', () => {
     const owner = new Owner();
-    assert.equal(owner.isDisposed, false);
+    assert.equal(owner.released, false);
     owner.dispose();
     owner.dispose();
     assert.deepEqual(owner.order, ['subscription', 'emitter']);
-    assert.equal(owner.isDisposed, true);
+    assert.equal(owner.released, true);
   });
 
   it('releases at once what is registered after dispose()', () => {

@@ -82,8 +82,12 @@ describe('extension manifest', () => {
     assert.deepEqual([...TOOLSETS], [...TOOLSET_NAMES]);
   });
 
-  it('leaves activation to VS Code and needs the VS Code that has the MCP provider API', () => {
-    assert.deepEqual(pkg.activationEvents, []);
+  it('leaves activation to VS Code but for restoring pages, and needs the VS Code that has the MCP provider API', () => {
+    // Views and commands activate by their contribution; a page kept across a window reload
+    // activates by its view type, which every page registry (webviews/pages.ts) serializes.
+    const viewTypes = [...code.matchAll(/export const \w+_VIEW_TYPE = '([\w.]+)'/g)].map((m) => m[1]!);
+    assert.equal(viewTypes.length, 4, 'four page kinds');
+    assert.deepEqual([...pkg.activationEvents].sort(), viewTypes.map((t) => `onWebviewPanel:${t}`).sort());
     const [major, minor] = pkg.engines.vscode.replace(/^\^/, '').split('.').map(Number);
     assert.ok(major! > 1 || minor! >= 101, pkg.engines.vscode);
     assert.equal(pkg.main, './dist/extension.js');

@@ -2,14 +2,14 @@
 // summary when none is cached, and live updates when any process changes the ledger.
 
 import * as vscode from 'vscode';
-import { isLedgerError } from '../../../core/errors';
 import type { Logger } from '../../../core/log';
 import type { LogEntry } from '../../../core/progress/types';
-import type { EntryView, HostToEntry } from '../../../shared/entryProtocol';
+import type { EntryToHost, EntryView, HostToEntry } from '../../../shared/entryProtocol';
 import { CommandIds } from '../../commandIds';
 import { loadCore } from '../../core';
+import { Disposable } from '../../disposable';
 import type { LedgerHost } from '../../ledgerHost';
-import { webviewHtml, webviewOptions } from '../webviewHtml';
+import { copyId, ledgerMissing, Pages, type OpenPage } from '../pages';
 
 export const ENTRY_VIEW_TYPE = 'agentProgress.entry';
 
@@ -35,129 +35,62 @@ function toView(entry: LogEntry): EntryView {
   };
 }
 
-interface OpenPanel {
-  panel: vscode.WebviewPanel;
-  entry: EntryView | undefined;
-  summarising: boolean;
-  error: string | undefined;
+export type EntryPages = Pages<EntryView, HostToEntry, EntryToHost>;
+
+async function summarise(pages: EntryPages, host: LedgerHost, page: OpenPage<EntryView>): Promise<void> {
+  const entry = page.model;
+  if (!entry) return;
+  await pages.busyWith(page, async () => {
+    const out = await (await host.progress()).getContext({ projectId: entry.projectId, id: entry.id });
+    page.model = { ...entry, summary: out.summary, summarySource: out.summarySource ?? null };
+    if (out.summarySource === 'fallback') page.error = 'No language model answered, so this is an extract of the entry (not cached). Sign in to a chat model or set an API key to get a summary.';
+  });
 }
 
-export class EntryPanels implements vscode.Disposable {
-  private readonly open = new Map<string, OpenPanel>();
-  private readonly subscription: vscode.Disposable;
+export class EntryPanels extends Disposable {
+  readonly pages: EntryPages;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly host: LedgerHost,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
-    this.subscription = host.onDidChange(() => {
-      for (const [id, state] of this.open) if (!state.summarising) void this.reload(id, state);
+    super();
+    const pages: EntryPages = new Pages(extensionUri, logger, {
+      viewType: ENTRY_VIEW_TYPE,
+      name: 'entry',
+      onDidChange: host.onDidChange,
+      load: async (id, projectId) => toView(await (await host.progress()).showEntry(id, projectId)),
+      keyOf: (entry) => entry.id,
+      hintOf: (entry) => entry.projectId,
+      title: (entry) => entry.title,
+      render: (page) => ({ type: 'entry', entry: page.model!, summarising: page.busy, ...(page.error ? { error: page.error } : {}) }),
+      missing: ledgerMissing<HostToEntry>((id, message) => ({ type: 'missing', id, message }), 'Entry'),
+      // A fallback extract shown here is not in the ledger; keep it until a real summary arrives.
+      merge: (previous, fresh) => (previous?.summarySource === 'fallback' && fresh.summary === null ? { ...fresh, summary: previous.summary, summarySource: 'fallback' } : fresh),
+      parse: (raw) => loadCore().entryToHost.safeParse(raw),
+      handle: async (page, message) => {
+        switch (message.type) {
+          case 'summarise':
+            return summarise(pages, host, page);
+          case 'openSession':
+            if (page.model?.sessionId) await vscode.commands.executeCommand(CommandIds.openAgentSessionById, page.model.sessionId);
+            return;
+          case 'copyId':
+            return copyId(page.key, 'entry id');
+        }
+      },
     });
+    this.pages = this.register(pages);
   }
 
   /** The panels open now, by entry id (tests look at them). */
   get openIds(): string[] {
-    return [...this.open.keys()];
+    return this.pages.openIds;
   }
 
   async show(id: string, projectId?: string, options: { summarise?: boolean } = {}): Promise<void> {
-    let entry: LogEntry;
-    try {
-      entry = await (await this.host.progress()).showEntry(id, projectId);
-    } catch (err) {
-      void vscode.window.showErrorMessage(isLedgerError(err) ? err.message : `Could not open entry ${id}: ${String(err)}`);
-      return;
-    }
-    let state = this.open.get(entry.id);
-    if (state) {
-      state.panel.reveal();
-    } else {
-      const panel = vscode.window.createWebviewPanel(ENTRY_VIEW_TYPE, entry.title, vscode.ViewColumn.Active, webviewOptions(this.extensionUri));
-      panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-      panel.webview.html = webviewHtml({
-        webview: panel.webview,
-        extensionUri: this.extensionUri,
-        title: entry.title,
-        script: ['dist', 'webview', 'entry.js'],
-        styles: [['media', 'entry.css']],
-      });
-      state = { panel, entry: toView(entry), summarising: false, error: undefined };
-      const current = state;
-      this.open.set(entry.id, current);
-      panel.onDidDispose(() => this.open.delete(entry.id));
-      panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(entry.id, current, raw));
-    }
-    state.entry = toView(entry);
-    this.post(state);
-    if (options.summarise) await this.summarise(entry.id, state);
-  }
-
-  private async onMessage(id: string, state: OpenPanel, raw: unknown): Promise<void> {
-    const parsed = loadCore().entryToHost.safeParse(raw);
-    if (!parsed.success) {
-      this.logger.warn(`Ignored a malformed message from the entry view of ${id}`);
-      return;
-    }
-    switch (parsed.data.type) {
-      case 'ready':
-        this.post(state);
-        return;
-      case 'summarise':
-        await this.summarise(id, state);
-        return;
-      case 'openSession':
-        if (state.entry?.sessionId) await vscode.commands.executeCommand(CommandIds.openAgentSessionById, state.entry.sessionId);
-        return;
-      case 'copyId':
-        await vscode.env.clipboard.writeText(id);
-        void vscode.window.setStatusBarMessage(`Copied entry id ${id}`, 2000);
-        return;
-    }
-  }
-
-  private async summarise(id: string, state: OpenPanel): Promise<void> {
-    if (!state.entry || state.summarising) return;
-    state.summarising = true;
-    state.error = undefined;
-    this.post(state);
-    try {
-      const out = await (await this.host.progress()).getContext({ projectId: state.entry.projectId, id });
-      state.entry = { ...state.entry, summary: out.summary, summarySource: out.summarySource ?? null };
-      if (out.summarySource === 'fallback') state.error = 'No language model answered, so this is an extract of the entry (not cached). Sign in to a chat model or set an API key to get a summary.';
-    } catch (err) {
-      state.error = isLedgerError(err) ? err.message : String(err);
-    } finally {
-      state.summarising = false;
-      this.post(state);
-    }
-  }
-
-  private async reload(id: string, state: OpenPanel): Promise<void> {
-    try {
-      const entry = await (await this.host.progress()).showEntry(id, state.entry?.projectId);
-      // A fallback extract shown here is not in the ledger; keep it until a real summary arrives.
-      const keepExtract = state.entry?.summarySource === 'fallback' && entry.summary === null;
-      state.entry = keepExtract ? { ...toView(entry), summary: state.entry!.summary, summarySource: 'fallback' } : toView(entry);
-      this.post(state);
-    } catch (err) {
-      if (isLedgerError(err) && err.code === 'not_found') {
-        const message: HostToEntry = { type: 'missing', id, message: `Entry ${id} is no longer in the ledger.` };
-        void state.panel.webview.postMessage(message);
-      }
-    }
-  }
-
-  private post(state: OpenPanel): void {
-    if (!state.entry) return;
-    state.panel.title = state.entry.title;
-    const message: HostToEntry = { type: 'entry', entry: state.entry, summarising: state.summarising, ...(state.error ? { error: state.error } : {}) };
-    void state.panel.webview.postMessage(message);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    for (const state of this.open.values()) state.panel.dispose();
-    this.open.clear();
+    const page = await this.pages.show(id, projectId !== undefined ? { hint: projectId } : {});
+    if (page && options.summarise) await summarise(this.pages, this.host, page);
   }
 }

@@ -2,15 +2,16 @@
 // highlighted, the health insights, sub-agents, and what agents logged in the ledger meanwhile.
 // A tool call opens its event (redacted) in place; a ledger entry opens beside. Live while open.
 
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { Logger } from '../../../core/log';
 import type { SessionView } from '../../../core/traces/traceService';
-import type { HostToSession, LedgerLink, SessionPage } from '../../../shared/sessionProtocol';
+import type { HostToSession, LedgerLink, SessionPage, SessionToHost } from '../../../shared/sessionProtocol';
 import { loadCore } from '../../core';
+import { Disposable } from '../../disposable';
 import type { TraceHost } from '../../traceHost';
 import { PROVIDER_LABELS, sessionLabel } from '../../views/agentSessions/agentSessionsItems';
 import type { EntryPanels } from '../entry/entryPanels';
-import { webviewHtml, webviewOptions } from '../webviewHtml';
+import { copyId, Pages, type OpenPage } from '../pages';
 
 export const SESSION_VIEW_TYPE = 'agentProgress.agentSession';
 
@@ -52,69 +53,50 @@ export function toSessionPage(view: SessionView, ledger: LedgerLink[]): SessionP
   };
 }
 
-interface OpenPanel {
-  panel: vscode.WebviewPanel;
-  page: SessionPage | undefined;
-  focusEvent: number | undefined;
-  watching: vscode.Disposable;
-}
+export type SessionPages = Pages<SessionPage, HostToSession, SessionToHost>;
 
-export class SessionPanels implements vscode.Disposable {
-  private readonly open = new Map<string, OpenPanel>();
-  private readonly subscription: vscode.Disposable;
+export class SessionPanels extends Disposable {
+  readonly pages: SessionPages;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly traces: TraceHost,
     private readonly entries: EntryPanels,
     private readonly logger: Logger,
   ) {
-    this.subscription = traces.onDidChange(() => {
-      for (const [id, state] of this.open) void this.reload(id, state);
-    });
+    super();
+    this.pages = this.register(
+      new Pages(extensionUri, logger, {
+        viewType: SESSION_VIEW_TYPE,
+        name: 'session',
+        onDidChange: traces.onDidChange,
+        load: (idOrPrefix) => this.load(idOrPrefix),
+        keyOf: (page) => page.session.id,
+        title: (page) => panelTitle(page.session.title),
+        render: (page) => ({ type: 'session', page: page.model!, ...(typeof page.focus === 'number' ? { focusEvent: page.focus } : {}) }),
+        missing: (id, err): HostToSession => ({ type: 'missing', message: `Session ${id} is no longer available: ${err instanceof Error ? err.message : String(err)}` }),
+        openError: (_id, err) => `Agent Progress: ${err instanceof Error ? err.message : String(err)}`,
+        whileOpen: () => traces.watch(),
+        parse: (raw) => loadCore().sessionToHost.safeParse(raw),
+        handle: (page, message) => this.onMessage(page, message),
+      }),
+    );
   }
 
   /** The panels open now, by session id (tests look at them). */
   get openIds(): string[] {
-    return [...this.open.keys()];
+    return this.pages.openIds;
   }
 
   /** The page a panel shows now (tests look at it). */
   pageOf(id: string): SessionPage | undefined {
-    return this.open.get(id)?.page;
+    return this.pages.pageOf(id);
   }
 
   /** Opens (or reveals) a session's page; `focusEvent` scrolls to and opens that event. */
   async show(idOrPrefix: string, options: { focusEvent?: number; beside?: boolean } = {}): Promise<boolean> {
-    let page: SessionPage;
-    try {
-      page = await this.load(idOrPrefix);
-    } catch (err) {
-      void vscode.window.showErrorMessage(`Agent Progress: ${err instanceof Error ? err.message : String(err)}`);
-      return false;
-    }
-    const id = page.session.id;
-    let state = this.open.get(id);
-    if (state) {
-      state.panel.reveal();
-    } else {
-      const column = options.beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-      const panel = vscode.window.createWebviewPanel(SESSION_VIEW_TYPE, panelTitle(page.session.title), column, { ...webviewOptions(this.extensionUri), retainContextWhenHidden: false });
-      panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-      panel.webview.html = webviewHtml({ webview: panel.webview, extensionUri: this.extensionUri, title: page.session.title, script: ['dist', 'webview', 'session.js'], styles: [['media', 'session.css']] });
-      state = { panel, page, focusEvent: undefined, watching: this.traces.watch() };
-      const current = state;
-      this.open.set(id, current);
-      panel.onDidDispose(() => {
-        current.watching.dispose();
-        this.open.delete(id);
-      });
-      panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(id, current, raw));
-    }
-    state.page = page;
-    state.focusEvent = options.focusEvent;
-    this.post(state);
-    return true;
+    const page = await this.pages.show(idOrPrefix, { ...(options.focusEvent !== undefined ? { focus: options.focusEvent } : {}), ...(options.beside ? { beside: true } : {}) });
+    return page !== undefined;
   }
 
   private async load(idOrPrefix: string): Promise<SessionPage> {
@@ -130,17 +112,9 @@ export class SessionPanels implements vscode.Disposable {
     return toSessionPage(view, ledger);
   }
 
-  private async onMessage(id: string, state: OpenPanel, raw: unknown): Promise<void> {
-    const parsed = loadCore().sessionToHost.safeParse(raw);
-    if (!parsed.success) {
-      this.logger.warn(`Ignored a malformed message from the session view of ${id}`);
-      return;
-    }
-    const message = parsed.data;
+  private async onMessage(page: OpenPage<SessionPage>, message: Exclude<SessionToHost, { type: 'ready' }>): Promise<void> {
+    const id = page.key;
     switch (message.type) {
-      case 'ready':
-        this.post(state);
-        return;
       case 'showEvent': {
         let reply: HostToSession;
         try {
@@ -149,7 +123,7 @@ export class SessionPanels implements vscode.Disposable {
         } catch (err) {
           reply = { type: 'event', eventIndex: message.eventIndex, detail: null, error: err instanceof Error ? err.message : String(err) };
         }
-        void state.panel.webview.postMessage(reply);
+        void page.panel.webview.postMessage(reply);
         return;
       }
       case 'openSession':
@@ -159,33 +133,7 @@ export class SessionPanels implements vscode.Disposable {
         await this.entries.show(message.id, message.projectId);
         return;
       case 'copyId':
-        await vscode.env.clipboard.writeText(id);
-        void vscode.window.setStatusBarMessage(`Copied session id ${id}`, 2000);
-        return;
+        return copyId(id, 'session id');
     }
-  }
-
-  private async reload(id: string, state: OpenPanel): Promise<void> {
-    try {
-      state.page = await this.load(id);
-      state.focusEvent = undefined;
-      this.post(state);
-    } catch (err) {
-      const message: HostToSession = { type: 'missing', message: `Session ${id} is no longer available: ${err instanceof Error ? err.message : String(err)}` };
-      void state.panel.webview.postMessage(message);
-    }
-  }
-
-  private post(state: OpenPanel): void {
-    if (!state.page) return;
-    state.panel.title = panelTitle(state.page.session.title);
-    const message: HostToSession = { type: 'session', page: state.page, ...(state.focusEvent !== undefined ? { focusEvent: state.focusEvent } : {}) };
-    void state.panel.webview.postMessage(message);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    for (const state of this.open.values()) state.panel.dispose();
-    this.open.clear();
   }
 }

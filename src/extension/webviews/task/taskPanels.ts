@@ -2,21 +2,14 @@
 // every attempt, with Requeue and Cancel for a person; live when any process changes the ledger.
 
 import * as vscode from 'vscode';
-import { isLedgerError } from '../../../core/errors';
 import type { Logger } from '../../../core/log';
-import type { HostToTask, TaskPageView } from '../../../shared/taskProtocol';
+import type { HostToTask, TaskPageView, TaskToHost } from '../../../shared/taskProtocol';
 import { loadCore } from '../../core';
+import { Disposable } from '../../disposable';
 import type { LedgerHost } from '../../ledgerHost';
-import { webviewHtml, webviewOptions } from '../webviewHtml';
+import { copyId, ledgerMissing, Pages, type OpenPage } from '../pages';
 
 export const TASK_VIEW_TYPE = 'agentProgress.task';
-
-interface OpenPanel {
-  panel: vscode.WebviewPanel;
-  view: TaskPageView | undefined;
-  busy: boolean;
-  error: string | undefined;
-}
 
 export function taskTitle(instructions: string, id: string): string {
   const line = (instructions.split('\n').find((l) => l.trim() !== '') ?? '').trim();
@@ -24,23 +17,43 @@ export function taskTitle(instructions: string, id: string): string {
   return line.length > 50 ? `${line.slice(0, 49)}…` : line;
 }
 
-export class TaskPanels implements vscode.Disposable {
-  private readonly open = new Map<string, OpenPanel>();
-  private readonly subscription: vscode.Disposable;
+export type TaskPages = Pages<TaskPageView, HostToTask, TaskToHost>;
+
+export class TaskPanels extends Disposable {
+  readonly pages: TaskPages;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly host: LedgerHost,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
-    this.subscription = host.onDidChange(() => {
-      for (const [id, state] of this.open) if (!state.busy) void this.reload(id, state);
+    super();
+    const pages: TaskPages = new Pages(extensionUri, logger, {
+      viewType: TASK_VIEW_TYPE,
+      name: 'task',
+      onDidChange: host.onDidChange,
+      load: (id) => this.load(id),
+      keyOf: (view) => view.task.id,
+      title: (view) => taskTitle(view.task.instructions, view.task.id),
+      render: (page) => ({ type: 'task', view: page.model!, busy: page.busy, ...(page.error ? { error: page.error } : {}) }),
+      missing: ledgerMissing<HostToTask>((id, message) => ({ type: 'missing', id, message }), 'Task'),
+      parse: (raw) => loadCore().taskToHost.safeParse(raw),
+      handle: async (page, message) => {
+        switch (message.type) {
+          case 'copyId':
+            return copyId(page.key, 'task id');
+          case 'requeue':
+          case 'cancel':
+            return this.act(page, message.type);
+        }
+      },
     });
+    this.pages = this.register(pages);
   }
 
   /** The panels open now, by task id (tests look at them). */
   get openIds(): string[] {
-    return [...this.open.keys()];
+    return this.pages.openIds;
   }
 
   private async load(id: string): Promise<TaskPageView> {
@@ -52,104 +65,22 @@ export class TaskPanels implements vscode.Disposable {
   }
 
   async show(id: string): Promise<void> {
-    let view: TaskPageView;
-    try {
-      view = await this.load(id);
-    } catch (err) {
-      void vscode.window.showErrorMessage(isLedgerError(err) ? err.message : `Could not open task ${id}: ${String(err)}`);
-      return;
-    }
-    let state = this.open.get(view.task.id);
-    if (state) {
-      state.panel.reveal();
-    } else {
-      const title = taskTitle(view.task.instructions, view.task.id);
-      const panel = vscode.window.createWebviewPanel(TASK_VIEW_TYPE, title, vscode.ViewColumn.Active, webviewOptions(this.extensionUri));
-      panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-      panel.webview.html = webviewHtml({
-        webview: panel.webview,
-        extensionUri: this.extensionUri,
-        title,
-        script: ['dist', 'webview', 'task.js'],
-        styles: [['media', 'task.css']],
-      });
-      state = { panel, view, busy: false, error: undefined };
-      const current = state;
-      const taskId = view.task.id;
-      this.open.set(taskId, current);
-      panel.onDidDispose(() => this.open.delete(taskId));
-      panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(taskId, current, raw));
-    }
-    state.view = view;
-    this.post(state);
+    await this.pages.show(id);
   }
 
-  private async onMessage(id: string, state: OpenPanel, raw: unknown): Promise<void> {
-    const parsed = loadCore().taskToHost.safeParse(raw);
-    if (!parsed.success) {
-      this.logger.warn(`Ignored a malformed message from the task view of ${id}`);
-      return;
-    }
-    switch (parsed.data.type) {
-      case 'ready':
-        this.post(state);
-        return;
-      case 'copyId':
-        await vscode.env.clipboard.writeText(id);
-        void vscode.window.setStatusBarMessage(`Copied task id ${id}`, 2000);
-        return;
-      case 'requeue':
-      case 'cancel':
-        await this.act(id, state, parsed.data.type);
-        return;
-    }
-  }
-
-  private async act(id: string, state: OpenPanel, action: 'requeue' | 'cancel'): Promise<void> {
-    if (state.busy) return;
+  private async act(page: OpenPage<TaskPageView>, action: 'requeue' | 'cancel'): Promise<void> {
+    if (page.busy) return;
+    const id = page.key;
     if (action === 'cancel') {
-      const pick = await vscode.window.showWarningMessage(`Cancel this task? No agent will be given it again.`, { modal: true, detail: state.view ? taskTitle(state.view.task.instructions, id) : id }, 'Cancel Task');
+      const pick = await vscode.window.showWarningMessage(`Cancel this task? No agent will be given it again.`, { modal: true, detail: page.model ? taskTitle(page.model.task.instructions, id) : id }, 'Cancel Task');
       if (pick !== 'Cancel Task') return;
     }
-    state.busy = true;
-    state.error = undefined;
-    this.post(state);
-    try {
+    await this.pages.busyWith(page, async () => {
       const queue = await this.host.queue();
       const actor = { kind: 'operator' as const, name: 'editor' };
       if (action === 'requeue') await queue.requeueTask(id, actor);
       else await queue.cancelTask(id, actor);
-      state.view = await this.load(id);
-    } catch (err) {
-      state.error = isLedgerError(err) ? err.message : String(err);
-    } finally {
-      state.busy = false;
-      this.post(state);
-    }
-  }
-
-  private async reload(id: string, state: OpenPanel): Promise<void> {
-    try {
-      state.view = await this.load(id);
-      this.post(state);
-    } catch (err) {
-      if (isLedgerError(err) && err.code === 'not_found') {
-        const message: HostToTask = { type: 'missing', id, message: `Task ${id} is no longer in the ledger.` };
-        void state.panel.webview.postMessage(message);
-      }
-    }
-  }
-
-  private post(state: OpenPanel): void {
-    if (!state.view) return;
-    state.panel.title = taskTitle(state.view.task.instructions, state.view.task.id);
-    const message: HostToTask = { type: 'task', view: state.view, busy: state.busy, ...(state.error ? { error: state.error } : {}) };
-    void state.panel.webview.postMessage(message);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    for (const state of this.open.values()) state.panel.dispose();
-    this.open.clear();
+      page.model = await this.load(id);
+    });
   }
 }
