@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { ViewIds } from '../commandIds';
-import { reviewStatusText } from '../views/review/reviewItems';
+import { reviewStatusText } from './reviewItems';
 import type { ReviewModel } from './reviewModel';
 
 export class ReviewStatus extends Disposable {

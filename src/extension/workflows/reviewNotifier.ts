@@ -12,7 +12,7 @@ import type { Logger } from '../../core/log';
 import type { ReviewRequest } from '../../core/workflow/types';
 import { CommandIds } from '../commandIds';
 import type { LedgerHost } from '../ledgerHost';
-import type { WorkflowRef } from '../views/workflows/workflowItems';
+import type { WorkflowRef } from './workflowItems';
 import { reviewMessage } from './workflowText';
 
 export const OPEN_ACTION = 'Open';
