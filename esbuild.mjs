@@ -12,9 +12,15 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
+// jsonc-parser's main is a UMD file whose factory require()s './impl/format' at run time, which a
+// bundle cannot follow (Connect Agents failed with "Cannot find module './impl/format'"): take its
+// ES module build, which esbuild bundles whole.
+const bundleAliases = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+
 const node = {
   bundle: true,
   platform: 'node',
+  alias: bundleAliases,
   target: 'node20',
   format: 'cjs',
   sourcemap: production ? false : 'linked',
@@ -24,10 +30,6 @@ const node = {
   define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version) },
   // sql.js probes for these in browsers only.
   external: [],
-  // jsonc-parser's main is a UMD build whose require('./impl/...') calls esbuild cannot follow:
-  // bundled, they looked for dist/impl/ at run time and the extension failed to load. Its ES
-  // module build bundles whole.
-  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [

@@ -3,6 +3,7 @@
 // Reads and writes go through core, never through MCP.
 
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 import type { Logger } from '../core/log';
 import type { ProgressService } from '../core/progress/progressService';
 import type { SummaryProvider } from '../core/progress/summariser';
@@ -18,14 +19,13 @@ import { loadCore } from './core';
 
 const DEBOUNCE_MS = 100;
 
-export class LedgerHost implements vscode.Disposable {
+export class LedgerHost extends Disposable {
   private servicesInstance: Services | undefined;
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires after the ledger changed (any process), at most every 100 ms. */
   readonly onDidChange = this.changed.event;
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private disposed = false;
 
   constructor(
     readonly ledgerPath: string,
@@ -33,7 +33,14 @@ export class LedgerHost implements vscode.Disposable {
     private readonly summaryProviders: readonly SummaryProvider[],
     /** The team ledger on PostgreSQL (agentProgress.databaseUrl), used instead of the file; views refresh through LISTEN/NOTIFY. */
     readonly databaseUrl?: string,
-  ) {}
+  ) {
+    super();
+    this.register(() => {
+      if (this.timer) clearTimeout(this.timer);
+      this.unsubscribe?.();
+      this.servicesInstance?.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
+    });
+  }
 
   private get services(): Services {
     this.servicesInstance ??= new (loadCore().Services)({
@@ -102,13 +109,5 @@ export class LedgerHost implements vscode.Disposable {
       this.timer = undefined;
       if (!this.disposed) this.changed.fire();
     }, DEBOUNCE_MS);
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.unsubscribe?.();
-    this.changed.dispose();
-    this.servicesInstance?.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
   }
 }
