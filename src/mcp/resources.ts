@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isLedgerError } from '../core/errors';
 import type { Logger } from '../core/log';
+import { capStrings, capText, longestFitting } from '../core/responseBudget';
 import type { QueueSession } from '../core/queue/queueService';
 import type { Services } from '../core/services';
 import type { WorkflowDetail } from '../core/workflow/types';
@@ -47,41 +48,14 @@ export interface ResourceDeps {
   session: QueueSession;
 }
 
-/** Cuts text to at most `maxBytes` of UTF-8, on a character boundary, saying how much was left out. */
-export function capText(text: string, maxBytes: number, more: string): string {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const budget = maxBytes - 300;
-  let cut = Buffer.from(text, 'utf8').subarray(0, budget).toString('utf8');
-  if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
-  const left = [...text].length - [...cut].length;
-  return `${cut}\n\n[truncated: ${left} more characters. ${more}]`;
-}
-
 const line = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim();
 
 /** Pretty JSON within `maxBytes`: the longest strings cut to the longest length that fits. */
 export function fitJson(value: unknown, maxBytes: number, more: string): string {
   const whole = JSON.stringify(value, null, 2);
   if (Buffer.byteLength(whole) <= maxBytes) return whole;
-  const cut = (v: unknown, max: number): unknown =>
-    typeof v === 'string'
-      ? [...v].length > max
-        ? `${[...v].slice(0, max).join('')}…[truncated: ${[...v].length - max} more characters]`
-        : v
-      : Array.isArray(v)
-        ? v.map((x) => cut(x, max))
-        : v && typeof v === 'object'
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, max)]))
-          : v;
-  const render = (max: number): string => JSON.stringify({ ...(cut(value, max) as object), truncated: `Texts longer than ${max} characters are cut. ${more}` }, null, 2);
-  let lo = 64;
-  let hi = whole.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (Buffer.byteLength(render(mid)) <= maxBytes) lo = mid;
-    else hi = mid - 1;
-  }
-  return render(lo);
+  const render = (max: number): string => JSON.stringify({ ...(capStrings(value, max) as object), truncated: `Texts longer than ${max} characters are cut. ${more}` }, null, 2);
+  return render(longestFitting(64, whole.length, (max) => Buffer.byteLength(render(max)) <= maxBytes));
 }
 
 function kinds(deps: ResourceDeps): Partial<Record<Kind, KindSpec>> {

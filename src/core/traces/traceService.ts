@@ -1,14 +1,16 @@
 // The traces toolset's rules (seed agtrace): listing, progressive disclosure of a session at four
 // levels, analysis, event search and event details, each page size-capped with an opaque cursor,
 // every string redacted. MCP tools and the extension both call this; neither touches the index.
+// Sizes and cutting are the shared response budget's (core/responseBudget.ts).
 
 import * as path from 'node:path';
 import { isLedgerError } from '../errors';
 import type { Logger } from '../log';
+import { clip, clipDeep, costOf, getAt, jsonBytes, kb, RESPONSE_CAP, resultBytes, shrinkToFit } from '../responseBudget';
 import { parseInput, parseIsoDate } from '../validation';
 import { analyse, type Analysis } from './analysis';
 import type { SessionBuilder, StepInfo, ToolCallInfo, TurnInfo } from './builder';
-import { byteLength, decodeCursor, encodeCursor, fingerprint, kb, RESPONSE_CAP } from './cursor';
+import { decodeCursor, encodeCursor, fingerprint } from './cursor';
 import { TraceError } from './errors';
 import type { TraceHomes } from './homes';
 import { ledgerProjectsFor, projectMatches, window, LINK_SLACK_MS, type LedgerActivity, type LedgerActivitySource } from './ledgerLink';
@@ -60,43 +62,10 @@ const SEARCH_BUDGET_MS = 10_000;
 /** A hint names the response size from this size on. */
 const SIZE_NOTE_FROM = 10_000;
 
-/** What one item adds to a tool result: its JSON, and the same JSON again escaped inside the text. */
-export function costOf(value: unknown): number {
-  const s = JSON.stringify(value) ?? 'null';
-  return Buffer.byteLength(s, 'utf8') + Buffer.byteLength(JSON.stringify(s), 'utf8') - 2 + 2;
-}
-
-/** The size of the tool result the MCP layer sends for this data (text = the same JSON). */
-export function resultBytes(data: unknown): number {
-  return byteLength({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
-}
-
-/** Cuts a text to `max` code points, saying how much was cut. */
-export function clip(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
-  return `${chars.slice(0, max).join('')}…[+${chars.length - max} chars]`;
-}
-
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   return JSON.stringify(value);
-}
-
-/** Every string in a value cut to `max` code points (arrays to 20 items, depth to 6). */
-export function clipDeep(value: unknown, max: number, depth = 0): unknown {
-  if (typeof value === 'string') return clip(value, max);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth >= 6) return clip(JSON.stringify(value), max);
-  if (Array.isArray(value)) {
-    const items = value.slice(0, 20).map((v) => clipDeep(v, max, depth + 1));
-    if (value.length > 20) items.push(`…[+${value.length - 20} items]`);
-    return items;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = clipDeep(v, max, depth + 1);
-  return out;
 }
 
 /**
@@ -110,58 +79,6 @@ export function valueContains(value: unknown, needle: string, depth = 0): boolea
   if (value === null || typeof value !== 'object' || depth > 64) return false;
   if (Array.isArray(value)) return value.some((v) => valueContains(v, needle, depth + 1));
   return Object.values(value as Record<string, unknown>).some((v) => valueContains(v, needle, depth + 1));
-}
-
-interface StringLeaf {
-  path: string;
-  length: number;
-}
-
-function stringLeaves(value: unknown, at: string, out: StringLeaf[]): void {
-  if (typeof value === 'string') out.push({ path: at, length: value.length });
-  else if (Array.isArray(value)) value.forEach((v, i) => stringLeaves(v, `${at}[${i}]`, out));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) stringLeaves(v, at ? `${at}.${k}` : k, out);
-}
-
-function getAt(root: unknown, leaf: string): unknown {
-  let cur: unknown = root;
-  for (const part of leaf.match(/[^.[\]]+/g) ?? []) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
-}
-
-function setAt(root: unknown, leaf: string, value: unknown): void {
-  const parts = leaf.match(/[^.[\]]+/g) ?? [];
-  let cur: unknown = root;
-  for (const part of parts.slice(0, -1)) cur = (cur as Record<string, unknown>)[part];
-  if (cur && typeof cur === 'object') (cur as Record<string, unknown>)[parts.at(-1)!] = value;
-}
-
-/**
- * Cuts the longest strings of a (copied) value until costOf(value) fits `budget`; returns what was
- * cut: path, characters shown, characters in all.
- */
-export function shrinkToFit(value: unknown, budget: number): { path: string; shown: number; total: number }[] {
-  const cut = new Map<string, { shown: number; total: number }>();
-  for (let guard = 0; guard < 64 && costOf(value) > budget; guard++) {
-    const leaves: StringLeaf[] = [];
-    stringLeaves(value, '', leaves);
-    leaves.sort((a, b) => b.length - a.length);
-    const longest = leaves[0];
-    if (!longest || longest.length <= 64) break;
-    const current = getAt(value, longest.path) as string;
-    const excess = costOf(value) - budget;
-    const original = cut.get(longest.path)?.total ?? current.length;
-    const plain = current.replace(/…\[\+\d+ chars\]$/, '');
-    // Escaping can make a character cost up to 6 bytes in the text copy; cut generously.
-    const keep = Math.max(32, Math.min(Math.floor(plain.length / 2), plain.length - Math.ceil(excess / 2) - 40));
-    const kept = Array.from(plain).slice(0, keep).join('');
-    setAt(value, longest.path, `${kept}…[+${original - keep} chars]`);
-    cut.set(longest.path, { shown: keep, total: original });
-  }
-  return [...cut].map(([p, c]) => ({ path: p, ...c }));
 }
 
 function sizeNote(bytes: number): string {
@@ -941,7 +858,7 @@ export class TraceService {
       payload: cutPayload,
       truncated,
       next_cursor: encodeCursor('get_event_details', query, { f: fields, i: 0, o: truncated[0]!.shown }),
-      hint: `The payload is larger than one response (${kb(byteLength(payload))}); its longest texts are cut. Call again with cursor=next_cursor to read the rest of ${truncated.map((t) => t.path).join(', ')}.`,
+      hint: `The payload is larger than one response (${kb(jsonBytes(payload))}); its longest texts are cut. Call again with cursor=next_cursor to read the rest of ${truncated.map((t) => t.path).join(', ')}.`,
     });
   }
 

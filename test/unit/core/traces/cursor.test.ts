@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { decodeCursor, encodeCursor, fingerprint } from '../../../../src/core/traces/cursor';
 import { TraceError } from '../../../../src/core/traces/errors';
-import { clip, costOf, shrinkToFit } from '../../../../src/core/traces/traceService';
+import { clip, costOf, shrinkToFit } from '../../../../src/core/responseBudget';
 
 describe('cursors and size helpers', () => {
   const q = fingerprint({ provider: 'codex', hash: undefined });
