@@ -12,7 +12,6 @@ import {
   type GetSessionDetailsOutput,
 } from './schemas';
 import type { IndexedSession } from './traceIndex';
-import type { EventType } from './types';
 
 /** Texts at the steps level are cut to this many characters. */
 const STEP_TEXT = 500;
@@ -292,12 +291,12 @@ async function stepsLevel(
       used += costOf(current);
     }
     if (ev.type === 'User') {
-      current.user_message = clip(cutText((ev.payload as { text: string }).text), 20_000);
+      current.user_message = clip(cutText(ev.payload.text), 20_000);
       used += costOf(current.user_message);
       return undefined;
     }
     if (ev.step === null) {
-      if (ev.type === 'Notification') note(current.notes, `${(ev.payload as { kind: string }).kind}: ${(ev.payload as { text: string }).text}`);
+      if (ev.type === 'Notification') note(current.notes, `${ev.payload.kind}: ${ev.payload.text}`);
       return undefined;
     }
     if (!step || step.step_index !== ev.step) {
@@ -315,24 +314,24 @@ async function stepsLevel(
         tokens: { input: info?.tokens.input ?? 0, output: info?.tokens.output ?? 0 },
       };
     }
-    switch (ev.type as EventType) {
+    switch (ev.type) {
       case 'Reasoning': {
-        const text = cutText((ev.payload as { text: string }).text);
+        const text = cutText(ev.payload.text);
         step.reasoning = step.reasoning ? { text: `${step.reasoning.text}\n${text}` } : { text };
         break;
       }
       case 'Message':
-        step.messages.push(cutText((ev.payload as { text: string }).text));
+        step.messages.push(cutText(ev.payload.text));
         break;
       case 'ToolCall': {
-        const p = ev.payload as { call_id: string; name: string; arguments: unknown };
+        const p = ev.payload;
         const tool: ToolOut = { event_index: ev.index, call: { name: p.name, arguments: cut(p.arguments) }, result: null };
         step.tools.push(tool);
         calls.set(p.call_id, tool);
         break;
       }
       case 'ToolResult': {
-        const p = ev.payload as { call_id: string; output: unknown; is_error: boolean; status: string; exit_code?: number };
+        const p = ev.payload;
         const tool = calls.get(p.call_id);
         const result = { event_index: ev.index, content: cut(p.output), is_error: p.is_error, status: p.status, ...(p.exit_code !== undefined ? { exit_code: p.exit_code } : {}) };
         if (tool && step.tools.includes(tool)) tool.result = result;
@@ -340,7 +339,7 @@ async function stepsLevel(
         break;
       }
       case 'Notification':
-        note(step.notes, `${(ev.payload as { kind: string }).kind}: ${(ev.payload as { text: string }).text}`);
+        note(step.notes, `${ev.payload.kind}: ${ev.payload.text}`);
         break;
       default:
         break;

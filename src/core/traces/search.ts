@@ -36,11 +36,13 @@ export function valueContains(value: unknown, needle: string, depth = 0): boolea
 
 /** The redacted preview search results show for an event (seed: ~300 characters by type). */
 export function previewOf(ev: TraceEvent): Record<string, unknown> {
-  const p = redactValue(ev.payload) as unknown as Record<string, unknown>;
   switch (ev.type) {
-    case 'ToolCall':
+    case 'ToolCall': {
+      const p = redactValue(ev.payload);
       return { tool: p.name, arguments: clipDeep(p.arguments, ARG_TEXT) };
-    case 'ToolResult':
+    }
+    case 'ToolResult': {
+      const p = redactValue(ev.payload);
       return {
         tool: p.name,
         preview: clip(textOf(p.output), PREVIEW_TEXT),
@@ -48,12 +50,17 @@ export function previewOf(ev: TraceEvent): Record<string, unknown> {
         status: p.status,
         ...(typeof p.exit_code === 'number' ? { exit_code: p.exit_code } : {}),
       };
-    case 'TokenUsage':
+    }
+    case 'TokenUsage': {
+      const p = redactValue(ev.payload);
       return { input: p.input, output: p.output, total: p.total };
-    case 'Notification':
+    }
+    case 'Notification': {
+      const p = redactValue(ev.payload);
       return { kind: p.kind, text: clip(textOf(p.text), PREVIEW_TEXT) };
+    }
     default:
-      return { text: clip(textOf(p.text), PREVIEW_TEXT) };
+      return { text: clip(textOf(redactValue(ev.payload).text), PREVIEW_TEXT) };
   }
 }
 
