@@ -1,6 +1,6 @@
 // How tool results and failures reach the model: one short text line plus structuredContent.
-// Bad arguments and unknown ids are JSON-RPC errors -32602, unexpected failures -32603 (seed
-// progress-tracker §9); other failures (a conflict, a refused key, a busy ledger) are isError
+// Bad arguments and unknown ids are JSON-RPC errors -32602, unexpected failures -32603 (Agent
+// Progress Tracker specification, README "Tools"); other failures (a conflict, a refused key, a busy ledger) are isError
 // results carrying {code, message, details, retryable}. Never a stack trace, never a secret.
 
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,7 +12,7 @@ export { RESPONSE_BUDGET, RESPONSE_CEILING } from '../core/responseBudget';
 
 /**
  * A JSON-RPC error whose message goes on the wire exactly as written (the SDK's McpError prefixes
- * "MCP error -32602: " to it, and the seed gives the bare message).
+ * "MCP error -32602: " to it, and the specification gives the bare message).
  */
 export class ProtocolError extends Error {
   constructor(

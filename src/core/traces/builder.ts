@@ -317,7 +317,7 @@ export class SessionBuilder {
     apply(turn, step, counts, 1);
   }
 
-  /** Human prompts (the seed's total_turns). */
+  /** Human prompts (the specification's total_turns). */
   get humanTurns(): number {
     return this.turns.filter((t) => t.human).length;
   }

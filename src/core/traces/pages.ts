@@ -1,5 +1,5 @@
 // What every traces tool page shares: the context a tool runs in (the index and the service's
-// session lookups), the whole-result budgets per tool and level, input parsing into the seed's
+// session lookups), the whole-result budgets per tool and level, input parsing into the specification's
 // invalid_parameter, and the size note hints end with. Measuring and cutting are the shared
 // response budget's (core/responseBudget.ts).
 

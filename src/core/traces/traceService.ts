@@ -1,4 +1,4 @@
-// The traces toolset's rules (seed agtrace): listing, progressive disclosure of a session at four
+// The traces toolset's rules (AgTrace specification, README "Tools"): listing, progressive disclosure of a session at four
 // levels, analysis, event search and event details, each page size-capped with an opaque cursor,
 // every string redacted. MCP tools and the extension both call this; neither touches the index.
 // The service owns the index and the per-session caches; each tool is a function in its own file

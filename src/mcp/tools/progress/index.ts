@@ -1,4 +1,4 @@
-// The progress toolset (seed progress-tracker): log_progress, get_context, search_logs.
+// The progress toolset (Agent Progress Tracker specification, README "Tools"): log_progress, get_context, search_logs.
 
 import type { ToolDefinition } from '../../toolRegistry';
 import type { ToolsetDescriptor } from '../../toolset';

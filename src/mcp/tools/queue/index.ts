@@ -1,4 +1,4 @@
-// The queue toolset (seed taskdriver): projects, task types, tasks, agents, status.
+// The queue toolset (TaskDriver specification, README "Tools"): projects, task types, tasks, agents, status.
 
 import type { ToolDefinition } from '../../toolRegistry';
 import type { ToolsetDescriptor } from '../../toolset';

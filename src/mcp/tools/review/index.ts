@@ -1,5 +1,5 @@
-// The review toolset (seed review-progress): get_workflow, set_phase, start_agent,
-// complete_agent, add_action, get_threads. The seed's names, kept exactly.
+// The review toolset (MCP Review Progress specification, README "Tools"): get_workflow, set_phase, start_agent,
+// complete_agent, add_action, get_threads. The specification's names, kept exactly.
 
 import type { ToolDefinition } from '../../toolRegistry';
 import type { ToolsetDescriptor } from '../../toolset';

@@ -1,4 +1,4 @@
-// The traces toolset (seed agtrace): agents' own session transcripts, disclosed progressively.
+// The traces toolset (AgTrace specification, README "Tools"): agents' own session transcripts, disclosed progressively.
 // Output schemas are listed to their top level (shallowOutput): the JSON each tool returns says the rest.
 
 import type { ToolDefinition } from '../../toolRegistry';

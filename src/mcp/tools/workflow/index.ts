@@ -1,4 +1,4 @@
-// The workflow toolset (seed workflow-tracking-protocol): start_workflow, start_task,
+// The workflow toolset (workflow-tracking protocol, README "Tools"): start_workflow, start_task,
 // log_decision, log_issue, log_milestone, complete_task. complete_task is also a queue tool, so
 // this toolset and queue never share a server (toolsets.ts refuses the pair).
 
