@@ -14,7 +14,7 @@ import type { LogEntry } from '../progress/types';
 import { LINK_SLACK_MS } from '../traces/ledgerLink';
 import type { IndexedSession } from '../traces/traceIndex';
 import type { TraceService } from '../traces/traceService';
-import type { ToolCallPayload, UserPayload } from '../traces/types';
+import type { ToolCallPayload } from '../traces/types';
 import { captureRefusal, resolveCapturePolicy, type CapturePolicy, type CaptureSettings } from './capture';
 import { buildDigest, parseCoverage, type DigestCall, type LinkedEntry } from './digestText';
 
@@ -203,8 +203,8 @@ export class DigestService {
         if (firstAt === null || ev.timestamp < firstAt) firstAt = ev.timestamp;
         if (lastAt === null || ev.timestamp > lastAt) lastAt = ev.timestamp;
       }
-      if (ev.type === 'User' && s.builder.turns[ev.turn]?.human && s.builder.turns[ev.turn]?.firstEvent === ev.index && !(ev.payload as UserPayload).synthetic) prompts.push((ev.payload as UserPayload).text);
-      if (ev.type === 'ToolCall') args.set(ev.index, ev.payload as ToolCallPayload);
+      if (ev.type === 'User' && s.builder.turns[ev.turn]?.human && s.builder.turns[ev.turn]?.firstEvent === ev.index && !ev.payload.synthetic) prompts.push(ev.payload.text);
+      if (ev.type === 'ToolCall') args.set(ev.index, ev.payload);
       return undefined;
     });
     const calls: DigestCall[] = s.builder.toolCalls

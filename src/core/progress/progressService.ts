@@ -1,4 +1,4 @@
-// The progress log's rules (seed progress-tracker §4-5): validation, project auto-creation, ids,
+// The progress log's rules (Agent Progress Tracker specification, README "Tools"): validation, project auto-creation, ids,
 // search filters, and summaries generated once and cached. Every transport calls this; none
 // talks to the store directly.
 
@@ -20,7 +20,7 @@ import {
 import type { SummaryProvider, Summariser } from './summariser';
 import type { DigestMark, EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
-/** 12 characters of nanoid's URL-safe alphabet (seed §3.3). */
+/** 12 characters of nanoid's URL-safe alphabet (short, URL-safe, 72 random bits). */
 export const newEntryId = (): string => nanoid(12);
 
 export interface ProgressServiceDeps {

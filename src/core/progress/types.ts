@@ -1,4 +1,4 @@
-// Domain types of the progress log (seed progress-tracker §3), as every layer sees them.
+// Domain types of the progress log (Agent Progress Tracker specification, README "Tools"), as every layer sees them.
 
 export type SummarySource = 'sampling' | 'openai' | 'language-model' | 'fallback';
 

@@ -1,4 +1,4 @@
-// The JSON status file of the current review in the workspace storage (the seed's "JSON file
+// The JSON status file of the current review in the workspace storage (the specification's "JSON file
 // update"), for scripts that poll it: rewritten atomically whenever the run's state changes.
 
 import * as fs from 'node:fs';

@@ -390,7 +390,7 @@ export class SqliteProgressStore implements ProgressStore {
     return { entries, total: page.total };
   }
 
-  /** The seed's title substring (with any of its filters, without `text`) from the title index. */
+  /** The specification's title substring (with any of its filters, without `text`) from the title index. */
   private titlePage(tx: ReadTx, q: EntryQuery): EntryPage | undefined {
     if (q.text !== undefined && q.text.trim() !== '') return undefined;
     const query = q.query ? fold(q.query) : '';

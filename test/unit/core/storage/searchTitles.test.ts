@@ -1,4 +1,4 @@
-// The seed's `query` (title substring) with every combination of its filters (project, start and
+// The specification's `query` (title substring) with every combination of its filters (project, start and
 // end dates, one or two tags, a second page), checked against a plain filter over the same entries,
 // also after entries are appended by another handle and after a deletion; and a ledger made before
 // the search epoch migration opens, migrates and searches the same way. The same comparison runs on
