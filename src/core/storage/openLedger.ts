@@ -7,7 +7,8 @@ import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
 import { SqliteQueueStore } from './sqlite/queueRepo';
 import { SqliteWorkflowStore } from './sqlite/workflowRepo';
-import { SqliteReviewStore } from './sqlite/reviewRepo';
+import { SqlReviewStore } from './sql/reviewRepo';
+import { sqliteDb } from './sqlite/sqlDb';
 import { SqliteTransferStore } from './sqlite/transferRepo';
 import { SEARCH_FUNCTIONS } from './sqlite/search';
 import { openPostgresLedger } from './postgres/openPostgresLedger';
@@ -44,12 +45,13 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     functions: SEARCH_FUNCTIONS,
   });
   const progress = new SqliteProgressStore(engine);
+  const db = sqliteDb(engine);
   return {
     location: options.file,
     progress,
     queue: new SqliteQueueStore(engine),
     workflow: new SqliteWorkflowStore(engine),
-    review: new SqliteReviewStore(engine),
+    review: new SqlReviewStore(db),
     transfer: new SqliteTransferStore(engine),
     get notices() {
       return engine.notices;

@@ -8,7 +8,8 @@ import type { Ledger, LedgerChange, LedgerStats } from '../store';
 import { PgEngine } from './engine';
 import { PgProgressStore } from './progressRepo';
 import { PgQueueStore } from './queueRepo';
-import { PgReviewStore } from './reviewRepo';
+import { SqlReviewStore } from '../sql/reviewRepo';
+import { pgDb } from './sqlDb';
 import { PG_SCHEMAS } from './schemas';
 import { PgTransferStore } from './transferRepo';
 import { PgWorkflowStore } from './workflowRepo';
@@ -30,12 +31,13 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
   });
   const progress = new PgProgressStore(engine);
+  const db = pgDb(engine);
   return {
     location: engine.location,
     progress,
     queue: new PgQueueStore(engine),
     workflow: new PgWorkflowStore(engine),
-    review: new PgReviewStore(engine),
+    review: new SqlReviewStore(db),
     transfer: new PgTransferStore(engine),
     get notices() {
       return engine.notices;
