@@ -6,7 +6,7 @@ import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
 import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
 import { SqliteQueueStore } from './sqlite/queueRepo';
-import { SqliteWorkflowStore } from './sqlite/workflowRepo';
+import { SqlWorkflowStore } from './sql/workflowRepo';
 import { SqlReviewStore } from './sql/reviewRepo';
 import { sqliteDb } from './sqlite/sqlDb';
 import { SqliteTransferStore } from './sqlite/transferRepo';
@@ -50,7 +50,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     location: options.file,
     progress,
     queue: new SqliteQueueStore(engine),
-    workflow: new SqliteWorkflowStore(engine),
+    workflow: new SqlWorkflowStore(db),
     review: new SqlReviewStore(db),
     transfer: new SqliteTransferStore(engine),
     get notices() {

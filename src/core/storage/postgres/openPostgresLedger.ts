@@ -12,7 +12,7 @@ import { SqlReviewStore } from '../sql/reviewRepo';
 import { pgDb } from './sqlDb';
 import { PG_SCHEMAS } from './schemas';
 import { PgTransferStore } from './transferRepo';
-import { PgWorkflowStore } from './workflowRepo';
+import { SqlWorkflowStore } from '../sql/workflowRepo';
 
 export interface OpenPostgresOptions {
   url: string;
@@ -36,7 +36,7 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     location: engine.location,
     progress,
     queue: new PgQueueStore(engine),
-    workflow: new PgWorkflowStore(engine),
+    workflow: new SqlWorkflowStore(db),
     review: new SqlReviewStore(db),
     transfer: new PgTransferStore(engine),
     get notices() {
