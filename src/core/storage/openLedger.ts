@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
 import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
-import { SqliteQueueStore } from './sqlite/queueRepo';
+import { SqlQueueStore } from './sql/queueRepo';
 import { SqlWorkflowStore } from './sql/workflowRepo';
 import { SqlReviewStore } from './sql/reviewRepo';
 import { sqliteDb } from './sqlite/sqlDb';
@@ -49,7 +49,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   return {
     location: options.file,
     progress,
-    queue: new SqliteQueueStore(engine),
+    queue: new SqlQueueStore(db),
     workflow: new SqlWorkflowStore(db),
     review: new SqlReviewStore(db),
     transfer: new SqliteTransferStore(engine),

@@ -7,7 +7,7 @@ import type { Logger } from '../../log';
 import type { Ledger, LedgerChange, LedgerStats } from '../store';
 import { PgEngine } from './engine';
 import { PgProgressStore } from './progressRepo';
-import { PgQueueStore } from './queueRepo';
+import { SqlQueueStore } from '../sql/queueRepo';
 import { SqlReviewStore } from '../sql/reviewRepo';
 import { pgDb } from './sqlDb';
 import { PG_SCHEMAS } from './schemas';
@@ -35,7 +35,7 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
   return {
     location: engine.location,
     progress,
-    queue: new PgQueueStore(engine),
+    queue: new SqlQueueStore(db),
     workflow: new SqlWorkflowStore(db),
     review: new SqlReviewStore(db),
     transfer: new PgTransferStore(engine),
