@@ -9,7 +9,8 @@ import { SqlQueueStore } from './sql/queueRepo';
 import { SqlWorkflowStore } from './sql/workflowRepo';
 import { SqlReviewStore } from './sql/reviewRepo';
 import { sqliteDb } from './sqlite/sqlDb';
-import { SqliteTransferStore } from './sqlite/transferRepo';
+import { SqlTransferStore } from './sql/transferRepo';
+import { writeSqliteEntry } from './sqlite/entryWriter';
 import { SEARCH_FUNCTIONS } from './sqlite/search';
 import { openPostgresLedger } from './postgres/openPostgresLedger';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
@@ -52,7 +53,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     queue: new SqlQueueStore(db),
     workflow: new SqlWorkflowStore(db),
     review: new SqlReviewStore(db),
-    transfer: new SqliteTransferStore(engine),
+    transfer: new SqlTransferStore(db, writeSqliteEntry),
     get notices() {
       return engine.notices;
     },

@@ -11,7 +11,8 @@ import { SqlQueueStore } from '../sql/queueRepo';
 import { SqlReviewStore } from '../sql/reviewRepo';
 import { pgDb } from './sqlDb';
 import { PG_SCHEMAS } from './schemas';
-import { PgTransferStore } from './transferRepo';
+import { SqlTransferStore } from '../sql/transferRepo';
+import { writePgEntry } from './entryWriter';
 import { SqlWorkflowStore } from '../sql/workflowRepo';
 
 export interface OpenPostgresOptions {
@@ -38,7 +39,7 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     queue: new SqlQueueStore(db),
     workflow: new SqlWorkflowStore(db),
     review: new SqlReviewStore(db),
-    transfer: new PgTransferStore(engine),
+    transfer: new SqlTransferStore(db, writePgEntry),
     get notices() {
       return engine.notices;
     },
