@@ -1,7 +1,7 @@
 // ProgressStore on the embedded engine: every SQL statement of the progress log lives here.
 
 import { LedgerError } from '../../errors';
-import type { DigestMark, EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
+import type { DigestMark, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
@@ -10,69 +10,7 @@ import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './ra
 import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
 import { TitleIndex } from './titleIndex';
-
-interface EntryRow {
-  id: string;
-  project_id: string;
-  title: string;
-  content: string;
-  summary: string | null;
-  summary_source: string | null;
-  created_at: string;
-  tags: string;
-  agent_id: string | null;
-}
-
-interface ListingRow {
-  id: string;
-  project_id: string;
-  title: string;
-  created_at: string;
-  tags: string;
-  agent_id: string | null;
-  has_summary: number;
-  snippet?: string;
-}
-
-const ENTRY_COLUMNS = 'id, project_id, title, content, summary, summary_source, created_at, tags, agent_id';
-const LISTING_COLUMNS = 'e.id, e.project_id, e.title, e.created_at, e.tags, e.agent_id, e.summary IS NOT NULL AS has_summary';
-
-function parseTags(json: string): string[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function toEntry(row: EntryRow): LogEntry {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    title: row.title,
-    content: row.content,
-    summary: row.summary,
-    summarySource: (row.summary_source as SummarySource | null) ?? null,
-    createdAt: row.created_at,
-    tags: parseTags(row.tags),
-    agentId: row.agent_id,
-  };
-}
-
-function toListing(row: ListingRow): EntryListing {
-  const listing: EntryListing = {
-    id: row.id,
-    projectId: row.project_id,
-    title: row.title,
-    createdAt: row.created_at,
-    tags: parseTags(row.tags),
-    agentId: row.agent_id,
-    hasSummary: row.has_summary === 1,
-  };
-  if (typeof row.snippet === 'string') listing.snippet = row.snippet.replace(/\s+/g, ' ').trim();
-  return listing;
-}
+import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 
 /** Above this many candidates, a date-ordered listing walks the date index instead of sorting them. */
 const SORT_CANDIDATES_MAX = 2_000;
@@ -97,12 +35,6 @@ function insertRow(tx: WriteTx, entry: NewEntry): void {
       [fold(tag), tag, entry.id],
     );
   }
-}
-
-function textBound(iso: string): string {
-  if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
-  if (iso.startsWith('-')) return '0000-01-01T00:00:00.000Z';
-  return iso;
 }
 
 /**
