@@ -1,4 +1,4 @@
-// Lint, including the layer boundaries of STYLE.md as errors: core imports nothing of ours and
+// Lint, including the layer boundaries (ARCHITECTURE.md "Folders") as errors: core imports nothing of ours and
 // neither vscode nor the MCP SDK; mcp and cli import core; only extension imports vscode.
 
 import js from '@eslint/js';

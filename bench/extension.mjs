@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The extension's own figures (DESIGN.md §6, issue 3): the size and contents of the .vsix, the
+// The extension's own figures (README "Performance", issue 3): the size and contents of the .vsix, the
 // extension's activation time in a real VS Code, and the extension host's memory once it has
 // opened a large ledger and filled the Progress Log from it, set against the ledger file's size.
 //

@@ -18,8 +18,9 @@ const MIGRATIONS = SCHEMAS.flatMap((stream) => stream.migrations);
 import { SqliteProgressStore } from '../src/core/storage/sqlite/progressRepo';
 import { bm25, fullTextMatch, SEARCH_FUNCTIONS, titleTrigramDoc } from '../src/core/storage/sqlite/search';
 import { fold } from '../src/core/text';
+import { searchWords } from '../src/core/storage/postgres/search';
 
-export { openLedger, createLogger, silentLogger, MIGRATIONS, fold, titleTrigramDoc, bm25, fullTextMatch, ProgressService, Summariser };
+export { openLedger, createLogger, silentLogger, MIGRATIONS, fold, titleTrigramDoc, bm25, fullTextMatch, ProgressService, Summariser, searchWords };
 export type { NewEntry };
 
 export interface BulkLoader {

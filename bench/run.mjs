@@ -1,4 +1,4 @@
-// The benchmark suite (DESIGN.md §6): measures Agent Progress side by side with its floors in ONE
+// The benchmark suite (README "Performance"): measures Agent Progress side by side with its floors in ONE
 // run (the machine is shared and noisy, so every ratio compares figures taken in the same run,
 // in interleaved blocks) and prints Markdown tables. It never asserts on time: it reports.
 //

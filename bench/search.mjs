@@ -6,9 +6,13 @@
 // the other queries and alternating between the servers, and for the ranked text queries the p50
 // of a search right after a `log_progress` (the ledger changed since the last search). Also
 // log_progress itself on both, in alternating blocks, as the ratio of their p50s. Prints Markdown
-// tables and writes them to bench/results/search-latest.md; never asserts on time.
+// tables and writes them to bench/results/search-latest.md; never asserts on time. With --postgres,
+// a third server answers the same calls from a PostgreSQL database holding the same ledger (a
+// throwaway cluster, bench/pgCluster.mjs, or --url; its schema made by this checkout's openLedger,
+// filled with the same entries by multi-row INSERTs building the same tsvectors as insertEntry,
+// then ANALYZEd as autovacuum would): its own columns, the hit counts compared with the others'.
 //
-//   node bench/search.mjs [--size 100000] [--calls 30] [--baseline main|none] [--keep]
+//   node bench/search.mjs [--size 100000] [--calls 30] [--baseline main|none] [--postgres [--url postgres://...]] [--keep]
 //   npm run bench:search            (builds dist/ first)
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +22,9 @@ import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { BENCH_PROJECT, createCorpus } from './corpus.mjs';
+import { createDatabase, startCluster } from './pgCluster.mjs';
 
 const benchDir = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(benchDir, '..');
@@ -37,6 +43,9 @@ const AFTER_WRITE_CALLS = Math.max(5, Math.floor(CALLS / 3));
 const LOG_CALLS = 300;
 const BASELINE = option('--baseline', 'main');
 const KEEP = argv.includes('--keep');
+const POSTGRES = argv.includes('--postgres');
+const GIVEN_URL = option('--url', process.env.AGENT_PROGRESS_BENCH_DATABASE_URL);
+const cleanups = [];
 if (!(SIZE >= 100) || !(CALLS >= 3)) {
   process.stderr.write('bench: --size must be at least 100 and --calls at least 3\n');
   process.exit(2);
@@ -46,6 +55,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-search-'));
 const clients = new Set();
 async function cleanup() {
   for (const c of clients) await c.close().catch(() => undefined);
+  for (const f of cleanups) f();
   if (!KEEP) fs.rmSync(work, { recursive: true, force: true });
   else say(`kept ${work}`);
 }
@@ -93,6 +103,42 @@ async function load(buildDir, file) {
   return performance.now() - t0;
 }
 
+/** The corpus into a PostgreSQL ledger: schema by openLedger, rows 1,000 per statement, vectors as insertEntry builds them. */
+async function loadPostgres(url) {
+  const { loadHarness } = await import(path.join(root, 'bench', 'harnessLoader.mjs'));
+  const harness = await loadHarness();
+  const ledger = await harness.openLedger({ file: '/unused', databaseUrl: url });
+  await ledger.close();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    for (let i = 0; i < SIZE; i += 1000) {
+      const rows = [];
+      for (let k = i; k < Math.min(SIZE, i + 1000); k++) rows.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
+      const col = (f) => rows.map(f);
+      await c.query('BEGIN');
+      for (const p of new Set(col((r) => r.projectId))) await c.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [p, rows[0].createdAt]);
+      await c.query(
+        `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
+         SELECT id, p, c, t, tf, tg, a, ct, setweight(to_tsvector('simple', tw), 'A') || setweight(to_tsvector('simple', cw), 'B')
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS u(id, p, c, t, tf, tg, a, ct, tw, cw)`,
+        [col((r) => r.id), col((r) => r.projectId), col((r) => r.createdAt), col((r) => r.title), col((r) => harness.fold(r.title)), col((r) => JSON.stringify(r.tags)), col((r) => r.agentId), col((r) => r.content), col((r) => harness.searchWords(r.title)), col((r) => harness.searchWords(r.content))],
+      );
+      const tags = rows.flatMap((r) => r.tags.map((t) => [r.id, t]));
+      await c.query(
+        `INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag)
+         SELECT u.tf, e.project_id, e.created_at, e.n, u.tag FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, tag, tf) JOIN log_entries e ON e.id = u.id
+         ON CONFLICT DO NOTHING`,
+        [tags.map((t) => t[0]), tags.map((t) => t[1]), tags.map((t) => harness.fold(t[1]))],
+      );
+      await c.query('COMMIT');
+      if ((i / 1000) % 20 === 19) say(`  PostgreSQL: loaded ${i + 1000}`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
 function copyLedger(from, to) {
   fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
   for (const suffix of ['', '.journal']) if (fs.existsSync(from + suffix)) fs.copyFileSync(from + suffix, to + suffix);
@@ -100,11 +146,16 @@ function copyLedger(from, to) {
 
 // ---- MCP ----------------------------------------------------------------------------------------
 
-async function connect(label, serverJs, dbPath) {
+async function connect(label, serverJs, dbPath, databaseUrl) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [serverJs, '--toolset', 'progress'],
-    env: { AGENT_PROGRESS_DB_PATH: dbPath, AGENT_PROGRESS_LOG_LEVEL: 'warn', NODE_OPTIONS: '', PATH: process.env.PATH ?? '' },
+    env: {
+      ...(databaseUrl ? { AGENT_PROGRESS_DATABASE_URL: databaseUrl } : { AGENT_PROGRESS_DB_PATH: dbPath }),
+      AGENT_PROGRESS_LOG_LEVEL: 'warn',
+      NODE_OPTIONS: '',
+      PATH: process.env.PATH ?? '',
+    },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -192,6 +243,23 @@ async function main() {
     say(`${b.label}: first call (opens the ledger) ${ms(open.ms)} ms`);
     servers.push(s);
   }
+  const oursAt = servers.length - 1;
+  if (POSTGRES) {
+    const url = await createDatabase(GIVEN_URL ?? (await startCluster(cleanups)));
+    say('loading the same entries into PostgreSQL');
+    const copy = await timed(() => loadPostgres(url));
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    const version = (await c.query('SHOW server_version')).rows[0].server_version.split(' ')[0];
+    const trgm = (await c.query("SELECT 1 FROM pg_indexes WHERE indexname = 'idx_entries_title_trgm'")).rows.length > 0;
+    await c.query('ANALYZE');
+    await c.end();
+    say(`loaded in ${(copy.ms / 1000).toFixed(0)} s; PostgreSQL ${version}, ${trgm ? 'with' : 'without'} the pg_trgm title index`);
+    const s = await connect(`PostgreSQL ${version}`, path.join(root, 'dist', 'server.js'), undefined, url);
+    const open = await timed(() => s.call('search_logs', { projectId: BENCH_PROJECT, limit: 1 }));
+    say(`${s.label}: first call ${ms(open.ms)} ms`);
+    servers.push(s);
+  }
   const qs = queries();
   const first = qs.map(() => servers.map(() => NaN));
   const hits = qs.map(() => servers.map(() => undefined));
@@ -238,27 +306,29 @@ async function main() {
   const names = servers.map((s) => s.label);
   const lines = [];
   lines.push(`### search_logs at ${SIZE.toLocaleString('en-US')} entries, through MCP (p50 of ${CALLS} calls; ms)`, '');
-  const head = ['query', 'hits', ...names.flatMap((n) => [`${n} first`, `${n} p50`]), ...(servers.length > 1 ? ['p50 ratio'] : []), 'goal', 'met'];
+  const met = (x, goal) => (x <= goal ? 'yes' : '**no**');
+  const head = ['query', 'hits', ...names.flatMap((n) => [`${n} first`, `${n} p50`]), ...(oursAt > 0 ? ['p50 ratio'] : []), 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met'] : [])];
   lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
   for (const [i, q] of qs.entries()) {
     const p = servers.map((_, k) => p50(times[i][k]));
-    const mine = p[p.length - 1];
+    const mine = p[oursAt];
     const agree = new Set(hits[i].map(String)).size === 1 ? String(hits[i][0]) : `${hits[i].join(' / ')} (differ)`;
-    const row = [q.label, agree, ...servers.flatMap((_, k) => [ms(first[i][k]), ms(p[k])]), ...(servers.length > 1 ? [`${(p[0] / mine).toFixed(1)}x`] : []), `≤ ${q.goal}`, mine <= q.goal ? 'yes' : '**no**'];
+    const row = [q.label, agree, ...servers.flatMap((_, k) => [ms(first[i][k]), ms(p[k])]), ...(oursAt > 0 ? [`${(p[0] / mine).toFixed(1)}x`] : []), `≤ ${q.goal}`, met(mine, q.goal), ...(POSTGRES ? [met(p[p.length - 1], q.goal)] : [])];
     lines.push(`| ${row.join(' | ')} |`);
   }
   lines.push('', `### Ranked text right after a log_progress (p50 of ${AFTER_WRITE_CALLS}; ms)`, '');
-  const head2 = ['query', ...names, 'goal', 'met'];
+  const head2 = ['query', ...names, 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met'] : [])];
   lines.push(`| ${head2.join(' | ')} |`, `|${head2.map(() => '---').join('|')}|`);
   for (const [q, i] of textQs) {
     const p = servers.map((_, k) => p50(afterWrite[i][k]));
-    lines.push(`| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, p[p.length - 1] <= q.goal ? 'yes' : '**no**'].join(' | ')} |`);
+    lines.push(`| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, met(p[oursAt], q.goal), ...(POSTGRES ? [met(p[p.length - 1], q.goal)] : [])].join(' | ')} |`);
   }
   const lp = logs.map(p50);
   lines.push('', `### log_progress at ${SIZE.toLocaleString('en-US')} entries (p50 of ${LOG_CALLS}, alternating blocks of 50; ms)`, '');
-  lines.push(`| ${[...names, ...(servers.length > 1 ? ['ratio (this / baseline)'] : [])].join(' | ')} |`, `|${[...names, ...(servers.length > 1 ? [''] : [])].map(() => '---').join('|')}|`);
-  lines.push(`| ${[...lp.map(ms), ...(servers.length > 1 ? [(lp[lp.length - 1] / lp[0]).toFixed(2)] : [])].join(' | ')} |`);
-  lines.push('', `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; ${new Date().toISOString()}.`);
+  lines.push(`| ${[...names, ...(oursAt > 0 ? ['ratio (this / baseline)'] : [])].join(' | ')} |`, `|${[...names, ...(oursAt > 0 ? [''] : [])].map(() => '---').join('|')}|`);
+  lines.push(`| ${[...lp.map(ms), ...(oursAt > 0 ? [(lp[oursAt] / lp[0]).toFixed(2)] : [])].join(' | ')} |`);
+  const loadAvg = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+  lines.push('', `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`);
   const text = lines.join('\n') + '\n';
   process.stdout.write(text);
   fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });

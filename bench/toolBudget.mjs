@@ -23,7 +23,8 @@ const TOKEN_BUDGET = 4000;
 const DEFAULT_CAP = 30 * 1024;
 const HARD_CAP = 100 * 1024;
 
-const { TOOLSET_NAMES } = await import('../src/mcp/toolsets.ts');
+// The toolsets, their tools, prompts and resource kinds come from the descriptors the server reads.
+const { TOOLSET_NAMES, TOOLSETS, toolNamesOf } = await import('../src/mcp/toolsets.ts');
 const { writeClaude } = await import('../test/helpers/traceFiles.ts');
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-budget-'));
@@ -175,6 +176,13 @@ for (const toolset of TOOLSET_NAMES) {
   const caps = client.getServerCapabilities() ?? {};
   const prompts = caps.prompts ? await client.listPrompts() : { prompts: [] };
   const templates = caps.resources ? await client.listResourceTemplates() : { resourceTemplates: [] };
+  // What was served against what the descriptor says, and calls below that name no tool of it.
+  const described = TOOLSETS[toolset];
+  const differs = (a, b) => a.join(',') !== b.join(',');
+  if (differs(tools.tools.map((t) => t.name), toolNamesOf(toolset))) say(`${toolset}: tools/list differs from its descriptor (rebuild dist/?)`);
+  if (differs(prompts.prompts.map((p) => p.name), described.prompts.map((p) => p.name))) say(`${toolset}: prompts differ from its descriptor`);
+  if (differs(templates.resourceTemplates.map((t) => t.uriTemplate), described.resources.map((r) => r.template.uriTemplate))) say(`${toolset}: resource templates differ from its descriptor`);
+  for (const [tool] of CALLS[toolset]?.(seeds) ?? []) if (!toolNamesOf(toolset).includes(tool)) say(`${toolset}: the bench calls ${tool}, which the descriptor does not list`);
   if (toolset === 'progress') seeds.entryId = await seedProgress(client);
   if (toolset === 'queue') seeds.taskId = await seedQueue(client);
   if (toolset === 'workflow') {

@@ -1,4 +1,4 @@
-// How long workflow snapshots take on a generated repository of 10,000 files (DESIGN §6 style:
+// How long workflow snapshots take on a generated repository of 10,000 files (as every bench:
 // figures printed, never asserted). Outside git: the checksum snapshot the first time (every file
 // read and hashed), again with the previous manifest as cache (stat only), and after a few edits;
 // the diff of two manifests. In git, for comparison: the working-tree snapshot of start_task on

@@ -40,6 +40,8 @@ await esbuild.build({
   format: 'cjs',
   sourcemap: 'inline',
   external: ['vscode', 'mocha'],
+  // As in esbuild.mjs: jsonc-parser's UMD main require()s its parts at run time.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   logLevel: 'warning',
 });
 console.error(`integration tests: bundled ${tests.length} test file(s) and index.js into ${path.relative(root, outDir) || outDir} in ${Date.now() - started} ms`);

@@ -4,7 +4,7 @@
 
 import * as path from 'node:path';
 import { recoveryLines } from '../core/storage/recoveryText';
-import type { ImportCounts } from '../core/transfer/document';
+import type { ImportCounts } from '../core/transfer/collections';
 import { flagSet, flagValue, parseArgv, UsageError } from './args';
 import type { Command } from './command';
 

@@ -1,4 +1,4 @@
-// CLI commands of the task queue, with the seed's kebab-case names and positional arguments
+// CLI commands of the task queue, with the specification's kebab-case names and positional arguments
 // (taskdriver create-project <name> [description] ...), thin wrappers over QueueService. Agent
 // commands authenticate with --key or $AGENT_PROGRESS_AGENT_KEY.
 

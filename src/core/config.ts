@@ -1,4 +1,4 @@
-// Configuration of the server and CLI (seed progress-tracker §7): defaults, then the user's own
+// Configuration of the server and CLI (Agent Progress Tracker specification, README "Tools"): defaults, then the user's own
 // config file, then the working folder's agent-progress.config.json (untrusted: harmless keys
 // only) or a file named by --config / AGENT_PROGRESS_CONFIG (trusted), then environment variables,
 // which win. Reads files and env only; opens nothing.
@@ -47,7 +47,7 @@ export function defaultDbPath(home = os.homedir()): string {
 
 /**
  * Resolves a ledger path given by a person: `~` expanded, relative paths against `base`,
- * `..` segments and NUL refused (seed §10.3: no directory traversal), a directory refused.
+ * `..` segments and NUL refused (no directory traversal), a directory refused.
  */
 export function resolveLedgerPath(raw: string, base: string, source: string): string {
   const trimmed = raw.trim();

@@ -1,4 +1,4 @@
-// The default project id: the name of the repository the working directory is in (seed §1), else
+// The default project id: the name of the repository the working directory is in (README "Configuration"), else
 // the folder's own name. Reads the file system only; runs no git.
 
 import * as fs from 'node:fs';

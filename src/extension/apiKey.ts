@@ -2,18 +2,21 @@
 // the ledger. Changes fire an event so the MCP server definitions are refreshed.
 
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 
 const SECRET_KEY = 'agentProgress.openaiApiKey';
 
-export class ApiKeyStore implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class ApiKeyStore extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
-  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly secrets: vscode.SecretStorage) {
-    this.subscription = secrets.onDidChange((e) => {
+    super();
+    this.register(
+      secrets.onDidChange((e) => {
       if (e.key === SECRET_KEY) this.changed.fire();
-    });
+    }),
+    );
   }
 
   async get(): Promise<string | undefined> {
@@ -27,10 +30,5 @@ export class ApiKeyStore implements vscode.Disposable {
 
   async clear(): Promise<void> {
     await this.secrets.delete(SECRET_KEY);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }

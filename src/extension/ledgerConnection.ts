@@ -4,6 +4,7 @@
 // when no host can be used. Reads and writes go through core, never through MCP.
 
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 import type { Logger } from '../core/log';
 import type { ProgressService } from '../core/progress/progressService';
 import type { SummaryProvider } from '../core/progress/summariser';
@@ -21,14 +22,13 @@ import { readSettings } from './settings';
 
 const DEBOUNCE_MS = 100;
 
-export class LedgerConnection implements vscode.Disposable {
+export class LedgerConnection extends Disposable {
   private servicesInstance: Services | undefined;
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires after the ledger changed (any process), at most every 100 ms. */
   readonly onDidChange = this.changed.event;
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private disposed = false;
 
   constructor(
     readonly ledgerPath: string,
@@ -36,7 +36,14 @@ export class LedgerConnection implements vscode.Disposable {
     private readonly summaryProviders: readonly SummaryProvider[],
     /** The team ledger on PostgreSQL (agentProgress.databaseUrl), used instead of the file; views refresh through LISTEN/NOTIFY. */
     readonly databaseUrl?: string,
-  ) {}
+  ) {
+    super();
+    this.register(() => {
+      if (this.timer) clearTimeout(this.timer);
+      this.unsubscribe?.();
+      this.servicesInstance?.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
+    });
+  }
 
   private get services(): Services {
     this.servicesInstance ??= new (loadCore().Services)({
@@ -117,13 +124,5 @@ export class LedgerConnection implements vscode.Disposable {
       this.timer = undefined;
       if (!this.disposed) this.changed.fire();
     }, DEBOUNCE_MS);
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.unsubscribe?.();
-    this.changed.dispose();
-    this.servicesInstance?.close().catch((err: unknown) => this.logger.warn(`Closing the ledger failed: ${String(err)}`));
   }
 }

@@ -5,6 +5,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 import type { Logger } from '../core/log';
 import type { TraceHomes } from '../core/traces/homes';
 import type { TraceService } from '../core/traces/traceService';
@@ -24,25 +25,31 @@ export const TRACE_SETTINGS = {
 
 type ProviderKey = keyof typeof TRACE_SETTINGS;
 
-export class TraceHost implements vscode.Disposable {
+export class TraceHost extends Disposable {
   private instance: TraceService | undefined;
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires after a rescan found new or changed sessions, or the folders changed. */
   readonly onDidChange = this.changed.event;
   private watchers = 0;
   private timer: NodeJS.Timeout | undefined;
   private seenGeneration = -1;
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly ledger: LedgerConnection,
     private readonly logger: Logger,
   ) {
-    this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration(`${SETTINGS_SECTION}.traces`) || !this.instance) return;
-      this.instance.index.setHomes(this.homes());
-      void this.poll();
+    super();
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(`${SETTINGS_SECTION}.traces`) || !this.instance) return;
+        this.instance.index.setHomes(this.homes());
+        void this.poll();
+      }),
+    );
+    this.register(() => {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = undefined;
     });
   }
 
@@ -131,12 +138,5 @@ export class TraceHost implements vscode.Disposable {
         this.timer = undefined;
       }
     });
-  }
-
-  dispose(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }

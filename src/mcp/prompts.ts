@@ -6,17 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Logger } from '../core/log';
-import type { QueueSession } from '../core/queue/queueService';
-import type { Services } from '../core/services';
-import type { ToolsetName } from './toolsets';
-
-export interface PromptDeps {
-  services: Services;
-  logger: Logger;
-  toolsets: readonly ToolsetName[];
-  project: string | undefined;
-  session: QueueSession;
-}
+import { TOOLSET_NAMES, type PromptDescriptor, type ToolsetCatalog, type ToolsetContext, type ToolsetName } from './toolset';
 
 const line = (s: string | null | undefined, max = 160): string => {
   const t = (s ?? '').replace(/\s+/g, ' ').trim();
@@ -37,11 +27,10 @@ async function orEmpty<T>(logger: Logger, what: string, read: () => Promise<T>, 
   }
 }
 
-export function installPrompts(mcp: McpServer, deps: PromptDeps): void {
-  const { services, logger } = deps;
-  const served = (t: ToolsetName): boolean => deps.toolsets.includes(t);
-
-  if (served('progress')) {
+export const resumeFromLog: PromptDescriptor = {
+  name: 'resume_from_log',
+  install(mcp, deps) {
+    const { services, logger } = deps;
     mcp.registerPrompt(
       'resume_from_log',
       {
@@ -75,9 +64,13 @@ export function installPrompts(mcp: McpServer, deps: PromptDeps): void {
         return text(`Resume project ${project} from its progress log`, body);
       },
     );
-  }
+  },
+};
 
-  if (served('queue')) {
+export const claimNextTask: PromptDescriptor = {
+  name: 'claim_next_task',
+  install(mcp, deps) {
+    const { services, logger } = deps;
     mcp.registerPrompt(
       'claim_next_task',
       {
@@ -117,9 +110,13 @@ export function installPrompts(mcp: McpServer, deps: PromptDeps): void {
         return text(`Claim the next task of ${chosen ?? 'a queue project'}`, lines.join('\n'));
       },
     );
-  }
+  },
+};
 
-  if (served('workflow')) {
+export const startTrackedTask: PromptDescriptor = {
+  name: 'start_tracked_task',
+  install(mcp, deps) {
+    const { services, logger } = deps;
     mcp.registerPrompt(
       'start_tracked_task',
       {
@@ -152,5 +149,13 @@ export function installPrompts(mcp: McpServer, deps: PromptDeps): void {
         return text('Start a tracked task', lines.join('\n'));
       },
     );
-  }
+  },
+};
+
+/**
+ * Registers the prompts of the served toolsets, in the toolsets' canonical order (whatever order
+ * --toolset named them in), as their descriptors list them.
+ */
+export function installPrompts(mcp: McpServer, catalog: ToolsetCatalog, toolsets: readonly ToolsetName[], ctx: ToolsetContext): void {
+  for (const toolset of TOOLSET_NAMES) if (toolsets.includes(toolset)) for (const prompt of catalog[toolset].prompts) prompt.install(mcp, ctx);
 }

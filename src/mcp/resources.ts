@@ -11,15 +11,13 @@ import {
   ReadResourceRequestSchema,
   type ReadResourceResult,
   type Resource,
-  type ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isLedgerError } from '../core/errors';
 import type { Logger } from '../core/log';
-import type { QueueSession } from '../core/queue/queueService';
-import type { Services } from '../core/services';
+import { capStrings, capText, longestFitting } from '../core/responseBudget';
 import type { WorkflowDetail } from '../core/workflow/types';
 import { ProtocolError } from './toolResult';
-import type { ToolsetName } from './toolsets';
+import { TOOLSET_NAMES, type ResourceDescriptor, type ToolsetCatalog, type ToolsetContext, type ToolsetName } from './toolset';
 
 export const RESOURCE_SCHEME = 'agent-progress';
 /** Items per resources/list page: about 250 bytes each, so a page stays near 12 KB. */
@@ -29,165 +27,117 @@ export const RESOURCE_TEXT_BYTES = 28_000;
 /** MCP's "resource not found" error code. */
 const RESOURCE_NOT_FOUND = -32002;
 
-type Kind = 'entry' | 'task' | 'workflow';
-
-interface KindSpec {
-  toolset: ToolsetName;
-  template: ResourceTemplate;
-  /** One page of listed resources at `offset`, and how many there are in all. */
-  list(offset: number, limit: number): Promise<{ items: Resource[]; total: number }>;
-  read(id: string): Promise<string>;
-}
-
-export interface ResourceDeps {
-  services: Services;
-  logger: Logger;
-  toolsets: readonly ToolsetName[];
-  project: string | undefined;
-  session: QueueSession;
-}
-
-/** Cuts text to at most `maxBytes` of UTF-8, on a character boundary, saying how much was left out. */
-export function capText(text: string, maxBytes: number, more: string): string {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const budget = maxBytes - 300;
-  let cut = Buffer.from(text, 'utf8').subarray(0, budget).toString('utf8');
-  if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
-  const left = [...text].length - [...cut].length;
-  return `${cut}\n\n[truncated: ${left} more characters. ${more}]`;
-}
-
 const line = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim();
 
 /** Pretty JSON within `maxBytes`: the longest strings cut to the longest length that fits. */
 export function fitJson(value: unknown, maxBytes: number, more: string): string {
   const whole = JSON.stringify(value, null, 2);
   if (Buffer.byteLength(whole) <= maxBytes) return whole;
-  const cut = (v: unknown, max: number): unknown =>
-    typeof v === 'string'
-      ? [...v].length > max
-        ? `${[...v].slice(0, max).join('')}…[truncated: ${[...v].length - max} more characters]`
-        : v
-      : Array.isArray(v)
-        ? v.map((x) => cut(x, max))
-        : v && typeof v === 'object'
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, max)]))
-          : v;
-  const render = (max: number): string => JSON.stringify({ ...(cut(value, max) as object), truncated: `Texts longer than ${max} characters are cut. ${more}` }, null, 2);
-  let lo = 64;
-  let hi = whole.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (Buffer.byteLength(render(mid)) <= maxBytes) lo = mid;
-    else hi = mid - 1;
-  }
-  return render(lo);
+  const render = (max: number): string => JSON.stringify({ ...(capStrings(value, max) as object), truncated: `Texts longer than ${max} characters are cut. ${more}` }, null, 2);
+  return render(longestFitting(64, whole.length, (max) => Buffer.byteLength(render(max)) <= maxBytes));
 }
 
-function kinds(deps: ResourceDeps): Partial<Record<Kind, KindSpec>> {
-  const { services, session } = deps;
-  return {
-    entry: {
-      toolset: 'progress',
-      template: {
-        uriTemplate: `${RESOURCE_SCHEME}://entry/{id}`,
-        name: 'progress-entry',
-        title: 'Progress log entry',
-        description: 'One entry of the shared progress log, in full (Markdown): title, project, agent, tags, time, summary and content. Ids come from search_logs.',
+export const entryResource: ResourceDescriptor = {
+  kind: 'entry',
+  template: {
+    uriTemplate: `${RESOURCE_SCHEME}://entry/{id}`,
+    name: 'progress-entry',
+    title: 'Progress log entry',
+    description: 'One entry of the shared progress log, in full (Markdown): title, project, agent, tags, time, summary and content. Ids come from search_logs.',
+    mimeType: 'text/markdown',
+  },
+  list: async (deps, offset, limit) => {
+    const page = await (await deps.services.progress()).listEntries(deps.project, { limit, offset });
+    return {
+      total: page.total,
+      items: page.entries.map((e) => ({
+        uri: `${RESOURCE_SCHEME}://entry/${e.id}`,
+        name: `entry-${e.id}`,
+        title: `${e.title} (${e.projectId})`,
+        description: `Progress entry ${e.id} of ${e.projectId}, ${e.createdAt}${e.agentId ? ` by ${e.agentId}` : ''}`,
         mimeType: 'text/markdown',
-      },
-      list: async (offset, limit) => {
-        const page = await (await services.progress()).listEntries(deps.project, { limit, offset });
-        return {
-          total: page.total,
-          items: page.entries.map((e) => ({
-            uri: `${RESOURCE_SCHEME}://entry/${e.id}`,
-            name: `entry-${e.id}`,
-            title: `${e.title} (${e.projectId})`,
-            description: `Progress entry ${e.id} of ${e.projectId}, ${e.createdAt}${e.agentId ? ` by ${e.agentId}` : ''}`,
-            mimeType: 'text/markdown',
-          })),
-        };
-      },
-      read: async (id) => {
-        const e = await (await services.progress()).showEntry(id);
-        const head = [
-          `# ${e.title}`,
-          '',
-          `- id: ${e.id}`,
-          `- project: ${e.projectId}`,
-          `- logged: ${e.createdAt}${e.agentId ? ` by ${e.agentId}` : ''}`,
-          ...(e.tags.length ? [`- tags: ${e.tags.join(', ')}`] : []),
-          ...(e.summary ? ['', `Summary: ${e.summary}`] : []),
-          '',
-        ].join('\n');
-        return head + capText(e.content, RESOURCE_TEXT_BYTES - Buffer.byteLength(head), `get_context with includeFull returns the whole entry ${e.id}.`);
-      },
-    },
-    task: {
-      toolset: 'queue',
-      template: {
-        uriTemplate: `${RESOURCE_SCHEME}://task/{id}`,
-        name: 'queue-task',
-        title: 'Queue task',
-        description: 'One task of a task queue as JSON: instructions, variables, status, holder and lease, result, and every attempt. Ids come from list_tasks or request_task.',
-        mimeType: 'application/json',
-      },
-      list: async (offset, limit) => {
-        // Tasks of every queue project the session may see, project by project in queue order.
-        const queue = await services.queue();
-        const projects = (await queue.listProjects({ includeClosed: true }, session)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        const total = projects.reduce((n, p) => n + p.stats.totalTasks, 0);
-        const items: Resource[] = [];
-        let skip = offset;
-        for (const p of projects) {
-          if (items.length >= limit) break;
-          if (skip >= p.stats.totalTasks) {
-            skip -= p.stats.totalTasks;
-            continue;
-          }
-          const page = await queue.listTasks({ projectId: p.id, limit: Math.min(200, limit - items.length), offset: skip }, session);
-          skip = 0;
-          for (const t of page.tasks) {
-            items.push({
-              uri: `${RESOURCE_SCHEME}://task/${t.id}`,
-              name: `task-${t.id}`,
-              title: `${line(t.instructions).slice(0, 80) || t.id} (${t.projectId}, ${t.status})`,
-              description: `Task ${t.id} of queue project ${t.projectId}: ${t.status}${t.assignedTo ? `, held by ${t.assignedTo}` : ''}`,
-              mimeType: 'application/json',
-            });
-          }
-        }
-        return { items, total };
-      },
-      read: async (id) => fitJson(await (await services.queue()).getTask({ taskId: id }, session), RESOURCE_TEXT_BYTES, 'get_task, `agent-progress get-task ID --json` or the task page in VS Code show it whole.'),
-    },
-    workflow: {
-      toolset: 'workflow',
-      template: {
-        uriTemplate: `${RESOURCE_SCHEME}://workflow/{id}`,
-        name: 'workflow',
-        title: 'Workflow',
-        description: 'One tracked workflow (Markdown): its plan, every task and subtask with status, outcome and files changed, and its timeline of decisions, issues and milestones.',
+      })),
+    };
+  },
+  read: async (deps, id) => {
+    const e = await (await deps.services.progress()).showEntry(id);
+    const head = [
+      `# ${e.title}`,
+      '',
+      `- id: ${e.id}`,
+      `- project: ${e.projectId}`,
+      `- logged: ${e.createdAt}${e.agentId ? ` by ${e.agentId}` : ''}`,
+      ...(e.tags.length ? [`- tags: ${e.tags.join(', ')}`] : []),
+      ...(e.summary ? ['', `Summary: ${e.summary}`] : []),
+      '',
+    ].join('\n');
+    return head + capText(e.content, RESOURCE_TEXT_BYTES - Buffer.byteLength(head), `get_context with includeFull returns the whole entry ${e.id}.`);
+  },
+};
+
+export const taskResource: ResourceDescriptor = {
+  kind: 'task',
+  template: {
+    uriTemplate: `${RESOURCE_SCHEME}://task/{id}`,
+    name: 'queue-task',
+    title: 'Queue task',
+    description: 'One task of a task queue as JSON: instructions, variables, status, holder and lease, result, and every attempt. Ids come from list_tasks or request_task.',
+    mimeType: 'application/json',
+  },
+  list: async (deps, offset, limit) => {
+    // Tasks of every queue project the session may see, project by project in queue order.
+    const queue = await deps.services.queue();
+    const projects = (await queue.listProjects({ includeClosed: true }, deps.session)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const total = projects.reduce((n, p) => n + p.stats.totalTasks, 0);
+    const items: Resource[] = [];
+    let skip = offset;
+    for (const p of projects) {
+      if (items.length >= limit) break;
+      if (skip >= p.stats.totalTasks) {
+        skip -= p.stats.totalTasks;
+        continue;
+      }
+      const page = await queue.listTasks({ projectId: p.id, limit: Math.min(200, limit - items.length), offset: skip }, deps.session);
+      skip = 0;
+      for (const t of page.tasks) {
+        items.push({
+          uri: `${RESOURCE_SCHEME}://task/${t.id}`,
+          name: `task-${t.id}`,
+          title: `${line(t.instructions).slice(0, 80) || t.id} (${t.projectId}, ${t.status})`,
+          description: `Task ${t.id} of queue project ${t.projectId}: ${t.status}${t.assignedTo ? `, held by ${t.assignedTo}` : ''}`,
+          mimeType: 'application/json',
+        });
+      }
+    }
+    return { items, total };
+  },
+  read: async (deps, id) => fitJson(await (await deps.services.queue()).getTask({ taskId: id }, deps.session), RESOURCE_TEXT_BYTES, 'get_task, `agent-progress get-task ID --json` or the task page in VS Code show it whole.'),
+};
+
+export const workflowResource: ResourceDescriptor = {
+  kind: 'workflow',
+  template: {
+    uriTemplate: `${RESOURCE_SCHEME}://workflow/{id}`,
+    name: 'workflow',
+    title: 'Workflow',
+    description: 'One tracked workflow (Markdown): its plan, every task and subtask with status, outcome and files changed, and its timeline of decisions, issues and milestones.',
+    mimeType: 'text/markdown',
+  },
+  list: async (deps, offset, limit) => {
+    const page = await (await deps.services.workflow()).listWorkflows({ ...(deps.project ? { projectId: deps.project } : {}), limit, offset });
+    return {
+      total: page.total,
+      items: page.workflows.map((w) => ({
+        uri: `${RESOURCE_SCHEME}://workflow/${w.id}`,
+        name: `workflow-${w.id}`,
+        title: `${w.name} (${w.projectId})`,
+        description: `Workflow ${w.id}: ${w.taskCount} tasks, ${w.running} running; last activity ${w.lastActivityAt}`,
         mimeType: 'text/markdown',
-      },
-      list: async (offset, limit) => {
-        const page = await (await services.workflow()).listWorkflows({ ...(deps.project ? { projectId: deps.project } : {}), limit, offset });
-        return {
-          total: page.total,
-          items: page.workflows.map((w) => ({
-            uri: `${RESOURCE_SCHEME}://workflow/${w.id}`,
-            name: `workflow-${w.id}`,
-            title: `${w.name} (${w.projectId})`,
-            description: `Workflow ${w.id}: ${w.taskCount} tasks, ${w.running} running; last activity ${w.lastActivityAt}`,
-            mimeType: 'text/markdown',
-          })),
-        };
-      },
-      read: async (id) => capText(workflowMarkdown(await (await services.workflow()).workflowDetail(id)), RESOURCE_TEXT_BYTES, 'The Workflows view in VS Code and `agent-progress workflow ID` show it whole.'),
-    },
-  };
-}
+      })),
+    };
+  },
+  read: async (deps, id) => capText(workflowMarkdown(await (await deps.services.workflow()).workflowDetail(id)), RESOURCE_TEXT_BYTES, 'The Workflows view in VS Code and `agent-progress workflow ID` show it whole.'),
+};
 
 /** A workflow as Markdown: plan, tasks (indented by depth), then the timeline newest last. */
 export function workflowMarkdown(detail: WorkflowDetail): string {
@@ -254,20 +204,22 @@ function mapError(err: unknown, uri: string, logger: Logger): never {
   throw new ProtocolError(ErrorCode.InternalError, `Could not read ${uri}; the server log has the details.`);
 }
 
-/** Installs resources/list, resources/templates/list and resources/read for the served toolsets. */
-export function installResources(server: Server, deps: ResourceDeps): void {
-  const all = kinds(deps);
-  const served = (Object.keys(all) as Kind[]).filter((k) => deps.toolsets.includes(all[k]!.toolset));
+/**
+ * Installs resources/list, resources/templates/list and resources/read for the resource kinds of
+ * the served toolsets, in the toolsets' canonical order (the list's cursor counts kinds in it).
+ */
+export function installResources(server: Server, catalog: ToolsetCatalog, toolsets: readonly ToolsetName[], deps: ToolsetContext): void {
+  const served = TOOLSET_NAMES.filter((t) => toolsets.includes(t)).flatMap((t) => catalog[t].resources);
   if (served.length === 0) return;
   server.registerCapabilities({ resources: { listChanged: false } });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: served.map((k) => all[k]!.template) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: served.map((k) => k.template) }));
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     let cursor = request.params?.cursor !== undefined ? decodeCursor(request.params.cursor, served.length) : { k: 0, o: 0 };
     const resources: Resource[] = [];
     try {
       while (resources.length < RESOURCE_PAGE_SIZE && cursor.k < served.length) {
-        const spec = all[served[cursor.k]!]!;
-        const page = await spec.list(cursor.o, RESOURCE_PAGE_SIZE - resources.length);
+        const spec = served[cursor.k]!;
+        const page = await spec.list(deps, cursor.o, RESOURCE_PAGE_SIZE - resources.length);
         resources.push(...page.items);
         const next = cursor.o + page.items.length;
         cursor = page.items.length === 0 || next >= page.total ? { k: cursor.k + 1, o: 0 } : { k: cursor.k, o: next };
@@ -280,11 +232,11 @@ export function installResources(server: Server, deps: ResourceDeps): void {
   server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
     const uri = request.params.uri;
     const m = /^agent-progress:\/\/([a-z]+)\/([^/?#]+)$/.exec(uri);
-    const kind = m?.[1] as Kind | undefined;
-    if (!m || !kind || !served.includes(kind)) {
+    const spec = m ? served.find((k) => k.kind === m[1]) : undefined;
+    if (!m || !spec) {
       throw new ProtocolError(
         RESOURCE_NOT_FOUND,
-        `Resource not found: ${uri}. This server reads ${served.map((k) => all[k]!.template.uriTemplate).join(', ')}.`,
+        `Resource not found: ${uri}. This server reads ${served.map((k) => k.template.uriTemplate).join(', ')}.`,
         { uri },
       );
     }
@@ -295,8 +247,8 @@ export function installResources(server: Server, deps: ResourceDeps): void {
       throw new ProtocolError(ErrorCode.InvalidParams, `Resource URI ${uri} has a malformed id`);
     }
     try {
-      const text = await all[kind]!.read(id);
-      return { contents: [{ uri, mimeType: all[kind]!.template.mimeType!, text }] };
+      const text = await spec.read(deps, id);
+      return { contents: [{ uri, mimeType: spec.template.mimeType!, text }] };
     } catch (err) {
       mapError(err, uri, deps.logger);
     }

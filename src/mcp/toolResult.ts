@@ -1,15 +1,18 @@
 // How tool results and failures reach the model: one short text line plus structuredContent.
-// Bad arguments and unknown ids are JSON-RPC errors -32602, unexpected failures -32603 (seed
-// progress-tracker §9); other failures (a conflict, a refused key, a busy ledger) are isError
+// Bad arguments and unknown ids are JSON-RPC errors -32602, unexpected failures -32603 (Agent
+// Progress Tracker specification, README "Tools"); other failures (a conflict, a refused key, a busy ledger) are isError
 // results carrying {code, message, details, retryable}. Never a stack trace, never a secret.
 
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isLedgerError, type ErrorShape } from '../core/errors';
 import type { Logger } from '../core/log';
+import { capStrings, jsonBytes, longestFitting, longestString, RESPONSE_BUDGET, RESPONSE_CEILING } from '../core/responseBudget';
+
+export { RESPONSE_BUDGET, RESPONSE_CEILING } from '../core/responseBudget';
 
 /**
  * A JSON-RPC error whose message goes on the wire exactly as written (the SDK's McpError prefixes
- * "MCP error -32602: " to it, and the seed gives the bare message).
+ * "MCP error -32602: " to it, and the specification gives the bare message).
  */
 export class ProtocolError extends Error {
   constructor(
@@ -66,36 +69,8 @@ export function errorToResult(err: unknown, tool: string, logger: Logger): CallT
   });
 }
 
-/** No tool answers more than this by default (bytes of the whole result, text and structured content). */
-export const RESPONSE_BUDGET = 30 * 1024;
-/** No tool answers more than this at all, whatever it is asked. */
-export const RESPONSE_CEILING = 100 * 1024;
 /** Strings are never cut below this many characters; past it, an answer that still does not fit is refused. */
 const MIN_STRING_CHARS = 64;
-
-const resultBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
-
-/** A copy of `value` with every string longer than `max` characters cut, saying how much was left out. */
-function capStrings(value: unknown, max: number, cut: { count: number }): unknown {
-  if (typeof value === 'string') {
-    if (value.length <= max) return value;
-    const chars = Array.from(value);
-    if (chars.length <= max) return value;
-    cut.count++;
-    return `${chars.slice(0, max).join('')}…[truncated: ${chars.length - max} more characters]`;
-  }
-  if (Array.isArray(value)) return value.map((v) => capStrings(v, max, cut));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v, max, cut)]));
-  return value;
-}
-
-function longestString(v: unknown): number {
-  if (typeof v === 'string') return v.length;
-  let n = 0;
-  if (Array.isArray(v)) for (const x of v) n = Math.max(n, longestString(x));
-  else if (v && typeof v === 'object') for (const x of Object.values(v)) n = Math.max(n, longestString(x));
-  return n;
-}
 
 /**
  * Keeps a tool's answer within `budget` bytes (default 30 KB), and in any case within
@@ -108,7 +83,7 @@ function longestString(v: unknown): number {
  */
 export function fitResult(result: CallToolResult, options: { tool: string; budget?: number; more?: string; readOnly?: boolean }): CallToolResult {
   const budget = Math.min(options.budget ?? RESPONSE_BUDGET, RESPONSE_CEILING);
-  const size = resultBytes(result);
+  const size = jsonBytes(result);
   if (size <= budget) return result;
   const { _meta: _ignored, ...body } = result;
   const attempt = (max: number, limit: number): CallToolResult => {
@@ -122,16 +97,10 @@ export function fitResult(result: CallToolResult, options: { tool: string; budge
     };
   };
   const fit = (limit: number): CallToolResult | undefined => {
-    let lo = MIN_STRING_CHARS;
-    let hi = longestString(body);
-    if (hi <= lo || resultBytes(attempt(lo, limit)) > limit) return undefined;
+    const longest = longestString(body);
+    if (longest <= MIN_STRING_CHARS || jsonBytes(attempt(MIN_STRING_CHARS, limit)) > limit) return undefined;
     // The longest per-string length whose answer fits.
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (resultBytes(attempt(mid, limit)) <= limit) lo = mid;
-      else hi = mid - 1;
-    }
-    return attempt(lo, limit);
+    return attempt(longestFitting(MIN_STRING_CHARS, longest, (max) => jsonBytes(attempt(max, limit)) <= limit), limit);
   };
   const fitted = fit(budget) ?? (budget < RESPONSE_CEILING && size <= RESPONSE_CEILING ? result : fit(RESPONSE_CEILING));
   if (fitted) return fitted;

@@ -1,38 +1,44 @@
-// The table of toolsets: which tools each brings. One server process serves one or more toolsets
-// (--toolset), refusing a combination whose tool names collide (DESIGN §2).
+// The toolsets by name, each one descriptor (src/mcp/tools/<toolset>/index.ts: tools,
+// instructions, prompts, resources). One server process serves one or more toolsets (--toolset),
+// refusing a combination whose tool names collide: a client would see one name for two tools.
 
 import type { Services } from '../core/services';
 import type { ToolDefinition } from './toolRegistry';
-import { progressTools } from './tools/progress';
-import { queueTools } from './tools/queue';
-import { workflowTools } from './tools/workflow';
-import { tracesTools } from './tools/traces';
-import { reviewTools } from './tools/review';
+import { TOOLSET_NAMES, type ToolsetCatalog, type ToolsetName } from './toolset';
+import { progressToolset } from './tools/progress';
+import { queueToolset } from './tools/queue';
+import { workflowToolset } from './tools/workflow';
+import { tracesToolset } from './tools/traces';
+import { reviewToolset } from './tools/review';
 
-export const TOOLSET_NAMES = ['progress', 'queue', 'workflow', 'traces', 'review'] as const;
-export type ToolsetName = (typeof TOOLSET_NAMES)[number];
+export { TOOLSET_NAMES, type ToolsetCatalog, type ToolsetName } from './toolset';
 
-const BUILDERS: Record<ToolsetName, (services: Services) => ToolDefinition[]> = {
-  progress: (services) => progressTools({ progress: () => services.progress() }),
-  queue: (services) => queueTools({ queue: () => services.queue() }),
-  workflow: (services) => workflowTools({ workflow: () => services.workflow() }),
-  traces: (services) => tracesTools({ traces: () => services.traces(), logger: services.logger }),
-  review: (services) => reviewTools({ review: () => services.review() }),
+export const TOOLSETS: ToolsetCatalog = {
+  progress: progressToolset,
+  queue: queueToolset,
+  workflow: workflowToolset,
+  traces: tracesToolset,
+  review: reviewToolset,
 };
 
 export class ToolsetError extends Error {}
 
 /**
- * The tool names of a toolset, from its definitions. The builders only capture their service
- * getters (tools reach services when called), so a stand-in that is never called is enough.
+ * A toolset's tool definitions without services: the builders only capture their service getters
+ * (tools reach services when called), so a stand-in that is never called is enough.
  */
-export function toolNamesOf(toolset: ToolsetName): string[] {
+export function toolDefinitionsOf(toolset: ToolsetName, catalog: ToolsetCatalog = TOOLSETS): ToolDefinition[] {
   const unused = new Proxy({} as Services, {
     get: () => () => {
-      throw new Error('toolNamesOf: services are not available here');
+      throw new Error('toolDefinitionsOf: services are not available here');
     },
   });
-  return BUILDERS[toolset](unused).map((t) => t.name);
+  return catalog[toolset].tools(unused);
+}
+
+/** The tool names of a toolset, from its descriptor. */
+export function toolNamesOf(toolset: ToolsetName, catalog: ToolsetCatalog = TOOLSETS): string[] {
+  return toolDefinitionsOf(toolset, catalog).map((t) => t.name);
 }
 
 /** The first tool two toolsets both define, if any. */
@@ -74,11 +80,11 @@ export function parseToolsets(raw: string, skipped: { toolset: ToolsetName; tool
 }
 
 /** Every tool of the given toolsets; refuses two toolsets that define the same tool name. */
-export function toolsFor(toolsets: readonly ToolsetName[], services: Services): ToolDefinition[] {
+export function toolsFor(toolsets: readonly ToolsetName[], services: Services, catalog: ToolsetCatalog = TOOLSETS): ToolDefinition[] {
   const owner = new Map<string, ToolsetName>();
   const tools: ToolDefinition[] = [];
   for (const toolset of toolsets) {
-    for (const tool of BUILDERS[toolset](services)) {
+    for (const tool of catalog[toolset].tools(services)) {
       const other = owner.get(tool.name);
       if (other) {
         throw new ToolsetError(

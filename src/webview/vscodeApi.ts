@@ -1,6 +1,6 @@
 // The webview side of VS Code: acquireVsCodeApi, typed by the protocol of each view.
 
-interface VsCodeApi<Out> {
+export interface VsCodeApi<Out> {
   postMessage(message: Out): void;
   getState(): unknown;
   setState(state: unknown): void;

@@ -1,4 +1,4 @@
-// The queue's CLI commands (dist/cli.js), with the seed's names and arguments, as a person and a
+// The queue's CLI commands (dist/cli.js), with the specification's names and arguments, as a person and a
 // script run them; the same ledger as the MCP server.
 
 import * as assert from 'node:assert/strict';

@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { silentLogger, type Logger } from '../../src/core/log';
 import { Services } from '../../src/core/services';
 import { createServer } from '../../src/mcp/server';
-import type { ToolsetName } from '../../src/mcp/toolsets';
+import type { ToolsetCatalog, ToolsetName } from '../../src/mcp/toolsets';
 import { testPostgres } from './postgres';
 
 /** sqlite: the file opened directly; host: the file through a ledger host process; postgres. */
@@ -57,6 +57,8 @@ export async function connectInMemory(options: {
   project?: string;
   /** The clock the services date entries, tasks and leases by (default: now). */
   clock?: () => Date;
+  /** Serve the toolsets from these descriptors instead of the shipped ones. */
+  catalog?: ToolsetCatalog;
 }): Promise<Connected> {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
@@ -68,7 +70,7 @@ export async function connectInMemory(options: {
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}) });
+  const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}), ...(options.catalog ? { catalog: options.catalog } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test-client', version: '1.0.0' }, options.clientOptions);
   options.setupClient?.(client);

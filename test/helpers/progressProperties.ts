@@ -3,7 +3,7 @@
 // what the ledger holds, and the checks every call's outcome must pass. Shared by the in-memory unit
 // test and the stdio e2e test, which differ only in how a call reaches the server (`Harness`).
 //
-// The oracle and the model are written from the seed (progress-tracker §3, §4, §9) and ARCHITECTURE
+// The oracle and the model are written from the specification (Agent Progress Tracker, README "Tools") and ARCHITECTURE
 // ("Deviations"), not from src/: lengths in code points, NUL and unpaired surrogates refused,
 // identifiers (projectId, agentId, id, tags) without control characters, unknown arguments refused,
 // title matching case-insensitive (NFKC + lower case), tags trimmed and de-duplicated
@@ -152,7 +152,7 @@ export interface CallPlan {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The rules (seed §3.3 and §4, with the limits the tools advertise)
+// The rules (the specification's ids and inputs, with the limits the tools advertise)
 
 type Rule =
   | { kind: 'text'; max: number; required: boolean; identifier: boolean }
@@ -224,7 +224,7 @@ function labelsRefused(v: unknown, rule: Extract<Rule, { kind: 'labels' }>): boo
   return v.some((t) => typeof t !== 'string' || t.trim() === '' || codePoints(t) > rule.max || !storable(t) || CONTROL.test(t));
 }
 
-/** Tags as the seed's "categorisation" keeps them: trimmed, case-insensitive repeats dropped. */
+/** Tags as the specification's "categorisation" keeps them: trimmed, case-insensitive repeats dropped. */
 export function normaliseTags(tags: readonly string[] | undefined): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
@@ -663,7 +663,7 @@ export function preview(value: unknown, max = 600): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-/** What a refusal must look like (seed §9): -32602, the argument and the rule named, nothing internal. */
+/** What a refusal must look like: -32602, the argument and the rule named, nothing internal. */
 export function checkRefusal(outcome: Extract<Outcome, { ok: false }>, blame: readonly string[], context: string): void {
   const { code, message } = outcome;
   assert.equal(code, -32602, `${context}: refused with code ${code} instead of -32602 (invalid params): ${preview(message)}`);

@@ -17,7 +17,7 @@ export interface TraceClient {
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** structuredContent of a successful call (fails the test on isError). */
   ok<T = Record<string, unknown>>(name: string, args: Record<string, unknown>): Promise<T>;
-  /** The seed's structured error of a failed call, from its text (fails the test on success). */
+  /** The specification's structured error of a failed call, from its text (fails the test on success). */
   error(name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; details: Record<string, unknown>; retryable: boolean }>;
   close(): Promise<void>;
 }

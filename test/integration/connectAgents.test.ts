@@ -8,10 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import type { ConnectAgentsResult } from '../../src/extension/commands/connectAgents';
+import type { ConnectAgentsResult } from '../../src/extension/setup/commands/connectAgents';
 import { CommandIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { ProgressLogNode } from '../../src/extension/views/progressLog/progressLogItems';
+import type { ProgressLogNode } from '../../src/extension/progressLog/progressLogItems';
 import { connectLaunch, readLaunch } from '../helpers/agentClients';
 import { EXTENSION_ID, until } from './util';
 

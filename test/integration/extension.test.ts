@@ -6,9 +6,10 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
-import { CommandIds, MCP_PROVIDER_ID, ViewIds } from '../../src/extension/commandIds';
+import { CommandIds, MCP_PROVIDER_ID, ViewIds, type CommandId } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { ProgressLogNode } from '../../src/extension/views/progressLog/progressLogItems';
+import { activateSetup } from '../../src/extension/setup/feature';
+import type { ProgressLogNode } from '../../src/extension/progressLog/progressLogItems';
 import { startChatServer, type ChatServer } from '../helpers/chatServer';
 import { EXTENSION_ID, until } from './util';
 
@@ -183,5 +184,35 @@ describe('Agent Progress in VS Code', function () {
     const before = api.deps.entries.openIds.length;
     await vscode.commands.executeCommand(CommandIds.openEntryById, 'doesnotexist');
     assert.equal(api.deps.entries.openIds.length, before);
+  });
+
+  it('registers a throwaway command from one line of a feature\'s table, and releases it with the feature', async () => {
+    const id = 'agentProgress.throwawayIntegration' as CommandId;
+    const feature = activateSetup(api.deps, [[id, (deps) => (word: unknown) => `${String(word)} ${deps.host.ledgerPath}`]]);
+    try {
+      assert.ok((await vscode.commands.getCommands(true)).includes(id));
+      assert.equal(await vscode.commands.executeCommand(id, 'ledger'), `ledger ${api.ledgerPath}`);
+    } finally {
+      feature.dispose();
+    }
+    assert.ok(!(await vscode.commands.getCommands(true)).includes(id));
+  });
+
+  it('restores an entry page VS Code kept across a window reload, and closes one whose state is not ours', async () => {
+    const out = await cli('log', '--project', 'restore', '--title', 'Kept across a reload', '--content', 'Restored by the serializer.', '--json');
+    const id = (JSON.parse(out) as { id: string }).id;
+    // What VS Code does on reload: a panel of our view type, with the state the page saved.
+    const panel = vscode.window.createWebviewPanel('agentProgress.entry', 'Kept across a reload', vscode.ViewColumn.Active, {});
+    await api.deps.entries.pages.restore(panel, { key: id, hint: 'restore' });
+    assert.ok(api.deps.entries.openIds.includes(id));
+    assert.equal(api.deps.entries.pages.pageOf(id)?.content, 'Restored by the serializer.');
+    assert.match(panel.webview.html, /script-src 'nonce-/);
+    panel.dispose();
+    assert.ok(!api.deps.entries.openIds.includes(id));
+    let disposed = false;
+    const hostile = vscode.window.createWebviewPanel('agentProgress.entry', 'Not ours', vscode.ViewColumn.Active, {});
+    hostile.onDidDispose(() => (disposed = true));
+    await api.deps.entries.pages.restore(hostile, { key: { $gt: '' } });
+    assert.equal(disposed, true);
   });
 });

@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import { CommandIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { ReviewNode } from '../../src/extension/views/review/reviewItems';
+import type { ReviewNode } from '../../src/extension/review/reviewItems';
 import { EXTENSION_ID, until } from './util';
 
 describe('Review in VS Code', function () {

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CommandIds, ViewIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { ProgressLogNode } from '../../src/extension/views/progressLog/progressLogItems';
-import { digestSessionOf } from '../../src/extension/webviews/entry/entryPanels';
+import type { ProgressLogNode } from '../../src/extension/progressLog/progressLogItems';
+import { digestSessionOf } from '../../src/extension/progressLog/entryPanels';
 import { EXTENSION_ID, until } from './util';
 
 const SESSION = '5e55a0d1-7c1b-4d2e-9f00-d16e57ab1e01';

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { CommandIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { TaskQueueNode } from '../../src/extension/views/taskQueue/taskQueueItems';
+import type { TaskQueueNode } from '../../src/extension/queue/taskQueueItems';
 import { EXTENSION_ID, until } from './util';
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { CommandIds, ViewIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { AgentSessionsNode } from '../../src/extension/views/agentSessions/agentSessionsItems';
+import type { AgentSessionsNode } from '../../src/extension/sessions/agentSessionsItems';
 import { EXTENSION_ID, until } from './util';
 
 const run = promisify(execFile);

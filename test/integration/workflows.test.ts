@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CommandIds, SNAPSHOT_SCHEME, ViewIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import type { WorkflowNode } from '../../src/extension/views/workflows/workflowItems';
+import type { WorkflowNode } from '../../src/extension/workflows/workflowItems';
 import { EXTENSION_ID, until } from './util';
 
 function git(cwd: string, ...args: string[]): string {

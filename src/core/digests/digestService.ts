@@ -14,12 +14,15 @@ import type { LogEntry } from '../progress/types';
 import { LINK_SLACK_MS } from '../traces/ledgerLink';
 import type { IndexedSession } from '../traces/traceIndex';
 import type { TraceService } from '../traces/traceService';
-import type { ToolCallPayload, UserPayload } from '../traces/types';
+import type { ToolCallPayload } from '../traces/types';
 import { captureRefusal, resolveCapturePolicy, type CapturePolicy, type CaptureSettings } from './capture';
 import { buildDigest, parseCoverage, type DigestCall, type LinkedEntry } from './digestText';
 
 export const DEFAULT_IDLE_MINUTES = 10;
 export const DIGEST_TAG = 'auto';
+
+/** Providers whose transcripts are replayed (messages rewritten in place, rewinds): event numbers shift as they grow. */
+const REPLAYED = new Set(['gemini']);
 
 export interface DigestSettings extends CaptureSettings {
   /** Minutes without a new record after which a session is digested. */
@@ -153,12 +156,29 @@ export class DigestService {
     if (b.humanTurns === 0 || b.eventCount === 0) return undefined;
     let part = 0;
     let from = 0;
+    let until: string | null = null;
     for (; part < 1000; part++) {
-      const entry = await findEntry(progress, digestEntryId(s.provider, s.id, part));
+      const id = digestEntryId(s.provider, s.id, part);
+      // The mark outlives the entry (archived, deleted by retention): the part stays written.
+      const mark = await progress.digestMark(id);
+      if (mark) {
+        from = Math.max(from, mark.coveredTo);
+        if (mark.coveredUntil !== null && (until === null || mark.coveredUntil > until)) until = mark.coveredUntil;
+        continue;
+      }
+      const entry = await findEntry(progress, id);
       if (!entry) break;
       const covered = parseCoverage(entry.content);
       // An entry under our id that does not say what it covers: treat the session as covered so far.
       from = covered ? Math.max(from, covered.to) : b.eventCount;
+    }
+    if (part > 0 && REPLAYED.has(s.provider) && until !== null) {
+      // A replayed transcript (Gemini CLI rewrites messages in place and rewinds) renumbers its
+      // events as it grows: the follow-up starts at the first prompt after what was covered, by time.
+      const after = until;
+      const next = b.turns.find((t) => t.human && t.timestamp !== null && t.timestamp > after);
+      if (!next) return undefined;
+      from = next.firstEvent;
     }
     if (part > 0 && !b.turns.some((t) => t.human && t.firstEvent >= from)) return undefined;
     if (from >= b.eventCount) return undefined;
@@ -183,8 +203,8 @@ export class DigestService {
         if (firstAt === null || ev.timestamp < firstAt) firstAt = ev.timestamp;
         if (lastAt === null || ev.timestamp > lastAt) lastAt = ev.timestamp;
       }
-      if (ev.type === 'User' && s.builder.turns[ev.turn]?.human && s.builder.turns[ev.turn]?.firstEvent === ev.index && !(ev.payload as UserPayload).synthetic) prompts.push((ev.payload as UserPayload).text);
-      if (ev.type === 'ToolCall') args.set(ev.index, ev.payload as ToolCallPayload);
+      if (ev.type === 'User' && s.builder.turns[ev.turn]?.human && s.builder.turns[ev.turn]?.firstEvent === ev.index && !ev.payload.synthetic) prompts.push(ev.payload.text);
+      if (ev.type === 'ToolCall') args.set(ev.index, ev.payload);
       return undefined;
     });
     const calls: DigestCall[] = s.builder.toolCalls
@@ -207,9 +227,10 @@ export class DigestService {
       start: firstAt ?? s.start,
       end: lastAt ?? s.end,
     });
-    const created = await progress.logProgressOnce(
+    const created = await progress.logDigestOnce(
       { projectId, title: digest.title, content: digest.content, tags: [DIGEST_TAG, s.provider], agentId: digestAgentId(s.provider, s.id) },
       id,
+      { coveredTo: to, coveredUntil: lastAt ?? s.end },
     );
     if (!created) return undefined;
     this.deps.logger.info(`Digest ${id} written for ${s.provider} session ${s.id} (part ${plan.part + 1})`);

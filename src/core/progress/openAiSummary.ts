@@ -1,4 +1,4 @@
-// The OpenAI-compatible summary provider (seed §5.7), through the openai package, loaded only when
+// The OpenAI-compatible summary provider (README "Configuration"), through the openai package, loaded only when
 // a summary is first needed so that server start-up stays fast. The key goes to the client only.
 
 import type { OpenAiConfig } from '../config';

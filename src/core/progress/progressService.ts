@@ -1,4 +1,4 @@
-// The progress log's rules (seed progress-tracker §4-5): validation, project auto-creation, ids,
+// The progress log's rules (Agent Progress Tracker specification, README "Tools"): validation, project auto-creation, ids,
 // search filters, and summaries generated once and cached. Every transport calls this; none
 // talks to the store directly.
 
@@ -18,9 +18,9 @@ import {
   type SearchLogsOutput,
 } from './schemas';
 import type { SummaryProvider, Summariser } from './summariser';
-import type { EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
+import type { DigestMark, EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
-/** 12 characters of nanoid's URL-safe alphabet (seed §3.3). */
+/** 12 characters of nanoid's URL-safe alphabet (short, URL-safe, 72 random bits). */
 export const newEntryId = (): string => nanoid(12);
 
 export interface ProgressServiceDeps {
@@ -108,6 +108,23 @@ export class ProgressService {
       throw err;
     }
     return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /**
+   * Logs a session digest under a fixed id with its mark (what it covered), exactly once: false
+   * when that part was written before, by any process, even if its entry was archived or deleted.
+   */
+  async logDigestOnce(raw: unknown, id: string, mark: DigestMark): Promise<LogProgressOutput | false> {
+    const input = parseInput(logProgressInput, raw);
+    const createdAt = this.clock().toISOString();
+    const entry = { id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null };
+    if (!(await this.deps.store.insertDigest(entry, mark))) return false;
+    return { id, projectId: input.projectId, title: input.title, createdAt };
+  }
+
+  /** What a digest part covered, if it was written (its entry may be archived or deleted since). */
+  digestMark(id: string): Promise<DigestMark | undefined> {
+    return this.deps.store.getDigestMark(id);
   }
 
   /** Caches a summary made elsewhere (a digest's), unless one is cached already. */

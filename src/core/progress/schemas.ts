@@ -1,4 +1,4 @@
-// Inputs and outputs of the progress toolset (seed progress-tracker §4), with the seed's limits
+// Inputs and outputs of the progress toolset (Agent Progress Tracker specification, README "Tools"), with the specification's limits
 // and messages. The descriptions are written for the model: they are product copy.
 
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Summaries of log entries (seed progress-tracker §5; DESIGN §4): the first provider that answers
+// Summaries of log entries (Agent Progress Tracker specification, README "Tools"; ARCHITECTURE.md "What agents see besides the tools"): the first provider that answers
 // wins (MCP sampling, an OpenAI-compatible endpoint, the editor's language model), and when none
 // can, a deterministic extract of the content that is never cached.
 

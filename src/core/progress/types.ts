@@ -1,4 +1,4 @@
-// Domain types of the progress log (seed progress-tracker §3), as every layer sees them.
+// Domain types of the progress log (Agent Progress Tracker specification, README "Tools"), as every layer sees them.
 
 export type SummarySource = 'sampling' | 'openai' | 'language-model' | 'fallback';
 
@@ -36,6 +36,17 @@ export interface NewEntry {
   createdAt: string;
   tags: string[];
   agentId: string | null;
+}
+
+/**
+ * What a session digest entry covered, kept apart from the entry (digest_marks) so that archiving or
+ * deleting the entry does not make the session part look undigested.
+ */
+export interface DigestMark {
+  /** The session's event count the part covered up to (exclusive). */
+  coveredTo: number;
+  /** The latest event time the part covered (follow-ups of replayed transcripts start after it). */
+  coveredUntil: string | null;
 }
 
 export interface EntryQuery {

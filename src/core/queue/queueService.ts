@@ -1,4 +1,4 @@
-// The task queue's rules as the transports see them (seed taskdriver's Project, TaskType, Task,
+// The task queue's rules as the transports see them (TaskDriver specification, README "Tools": its Project, TaskType, Task,
 // Agent and Reaper services, in one place): validation, ids, API keys, templates, who may act
 // on what, and clear messages. The MCP tools, the CLI and the extension all call this.
 

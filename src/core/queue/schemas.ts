@@ -1,5 +1,5 @@
-// Inputs and outputs of the queue toolset (seed taskdriver), argument names in camelCase as the
-// seed's service signatures have them. Descriptions are for the model: short, because every
+// Inputs and outputs of the queue toolset (TaskDriver specification, README "Tools"), argument names in camelCase as the
+// specification's service signatures have them. Descriptions are for the model: short, because every
 // toolset's tools/list must stay small.
 
 import { z } from 'zod';

@@ -1,8 +1,8 @@
-// Domain types of the task queue (seed taskdriver: projects, task types, tasks, attempts, agents).
+// Domain types of the task queue (TaskDriver specification, README "Tools": projects, task types, tasks, attempts, agents).
 
 export type ProjectStatus = 'active' | 'closed';
 export type DuplicateHandling = 'ignore' | 'fail' | 'allow';
-/** `cancelled`: withdrawn by a person; never assigned again (an addition to the seed's four). */
+/** `cancelled`: withdrawn by a person; never assigned again (an addition to the specification's four). */
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export type AttemptStatus = 'running' | 'completed' | 'failed' | 'timeout';
 export type FailureReason = 'agent_reported' | 'timeout' | 'server_error';

@@ -1,4 +1,4 @@
-// Review runs' rules (seed review-progress): a run starts from a definition in the workspace; its
+// Review runs' rules (MCP Review Progress specification, README "Tools"): a run starts from a definition in the workspace; its
 // phase moves forward only (backwards, or out of completed/failed, needs force); agents are the
 // definition's, started and completed with times (order problems recorded, not refused); actions
 // wait for a person's decision; threads live in the ledger. Every transport calls this.

@@ -1,4 +1,4 @@
-// Inputs and outputs of the review toolset (seed review-progress): get_workflow, set_phase,
+// Inputs and outputs of the review toolset (MCP Review Progress specification, README "Tools"): get_workflow, set_phase,
 // start_agent, complete_agent, add_action, get_threads. Field names snake_case; descriptions are
 // written for the model (product copy).
 

@@ -1,4 +1,4 @@
-// Domain types of review runs (seed review-progress): a definition read from the workspace, a run
+// Domain types of review runs (MCP Review Progress specification, README "Tools"): a definition read from the workspace, a run
 // of it in the ledger with its phase, its agents' states, the actions agents queue for a person to
 // approve, and the review threads on lines of files. Plain data; no storage, no transport.
 

@@ -5,10 +5,12 @@ import type { Logger } from '../log';
 import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
 import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
-import { SqliteQueueStore } from './sqlite/queueRepo';
-import { SqliteWorkflowStore } from './sqlite/workflowRepo';
-import { SqliteReviewStore } from './sqlite/reviewRepo';
-import { SqliteTransferStore } from './sqlite/transferRepo';
+import { SqlQueueStore } from './sql/queueRepo';
+import { SqlWorkflowStore } from './sql/workflowRepo';
+import { SqlReviewStore } from './sql/reviewRepo';
+import { sqliteDb } from './sqlite/sqlDb';
+import { SqlTransferStore } from './sql/transferRepo';
+import { writeSqliteEntry } from './sqlite/entryWriter';
 import { SEARCH_FUNCTIONS } from './sqlite/search';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
 import type * as PostgresModule from './postgres/openPostgresLedger';
@@ -47,13 +49,14 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     functions: SEARCH_FUNCTIONS,
   });
   const progress = new SqliteProgressStore(engine);
+  const db = sqliteDb(engine);
   return {
     location: options.file,
     progress,
-    queue: new SqliteQueueStore(engine),
-    workflow: new SqliteWorkflowStore(engine),
-    review: new SqliteReviewStore(engine),
-    transfer: new SqliteTransferStore(engine),
+    queue: new SqlQueueStore(db),
+    workflow: new SqlWorkflowStore(db),
+    review: new SqlReviewStore(db),
+    transfer: new SqlTransferStore(db, writeSqliteEntry),
     get notices() {
       return engine.notices;
     },

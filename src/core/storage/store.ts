@@ -2,7 +2,7 @@
 // and PostgreSQL (postgres/) implement it, so nothing here assumes synchronous SQL, a single
 // file, or SQL at all.
 
-import type { EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../progress/types';
+import type { DigestMark, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../progress/types';
 import type { QueueStore } from './queueStore';
 import type { ReviewStore } from './reviewStore';
 import type { TransferStore } from './transferStore';
@@ -11,6 +11,13 @@ import type { WorkflowStore } from './workflowStore';
 export interface ProgressStore {
   /** Stores an entry, creating its project on first use. Throws conflict if the id is taken. */
   insertEntry(entry: NewEntry): Promise<void>;
+  /**
+   * Inserts a session digest entry and its mark in one transaction. False, writing nothing, when
+   * the mark or the entry id exists: that part was written before (even if archived or deleted since).
+   */
+  insertDigest(entry: NewEntry, mark: DigestMark): Promise<boolean>;
+  /** The mark of a digest entry id, kept when the entry is archived or deleted. */
+  getDigestMark(entryId: string): Promise<DigestMark | undefined>;
   getEntry(projectId: string, id: string): Promise<LogEntry | undefined>;
   /** An entry by id in any project (ids are unique across the ledger). */
   findEntry(id: string): Promise<LogEntry | undefined>;

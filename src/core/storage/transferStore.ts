@@ -2,7 +2,7 @@
 // (archive or delete old progress entries). Backend-neutral: records are the document's
 // (core/transfer/document.ts), not rows; each backend maps its own tables to them.
 
-import type { ImportCounts, LedgerData } from '../transfer/document';
+import type { ImportCounts, LedgerData } from '../transfer/collections';
 
 export interface RetentionScope {
   /** Entries created strictly before this ISO time. */

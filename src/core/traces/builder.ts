@@ -116,6 +116,14 @@ interface Keyed {
   step: number | null;
 }
 
+/**
+ * A parsed event numbered and placed in its turn and step. The one cast on events: ParsedEvent
+ * pairs each type with its payload, which TypeScript cannot follow through a union's fields.
+ */
+function placed(ev: ParsedEvent, index: number, turn: number, step: number | null): TraceEvent {
+  return { index, type: ev.type, timestamp: ev.timestamp, turn, step, payload: ev.payload } as TraceEvent;
+}
+
 export class SessionBuilder {
   readonly turns: TurnInfo[] = [];
   readonly toolCalls: ToolCallInfo[] = [];
@@ -153,7 +161,7 @@ export class SessionBuilder {
         const owner = this.turns[info.turn];
         if (owner && ev.payload.status === 'error') owner.failed += 1;
       }
-      return { index, type: ev.type, timestamp: ev.timestamp, turn: info?.turn ?? turn.index, step: step?.index ?? null, payload: ev.payload };
+      return placed(ev, index, info?.turn ?? turn.index, step?.index ?? null);
     }
     step = this.stepFor(turn, ev.step, index, ev.timestamp);
     switch (ev.type) {
@@ -208,7 +216,7 @@ export class SessionBuilder {
         }
         break;
     }
-    return { index, type: ev.type, timestamp: ev.timestamp, turn: turn.index, step: step?.index ?? null, payload: ev.payload };
+    return placed(ev, index, turn.index, step?.index ?? null);
   }
 
   private addUser(ev: Extract<ParsedEvent, { type: 'User' }>, index: number): TraceEvent {
@@ -233,7 +241,7 @@ export class SessionBuilder {
         turn.synthetic = true;
       }
     }
-    return { index, type: 'User', timestamp: ev.timestamp, turn: turn.index, step: null, payload: ev.payload };
+    return placed(ev, index, turn.index, null);
   }
 
   private newTurn(firstEvent: number, timestamp: string | null, human: boolean): TurnInfo {
@@ -309,7 +317,7 @@ export class SessionBuilder {
     apply(turn, step, counts, 1);
   }
 
-  /** Human prompts (the seed's total_turns). */
+  /** Human prompts (the specification's total_turns). */
   get humanTurns(): number {
     return this.turns.filter((t) => t.human).length;
   }

@@ -1,20 +1,10 @@
-// Opaque pagination cursors and response sizes. A cursor names the last item a page returned by
+// Opaque pagination cursors. A cursor names the last item a page returned by
 // its sort key (never an offset), so pages stay stable while sessions and events arrive; it also
-// carries a fingerprint of the query so it cannot be replayed against another one.
+// carries a fingerprint of the query so it cannot be replayed against another one. Sizes and
+// cutting are in core/responseBudget.ts.
 
 import { createHash } from 'node:crypto';
 import { TraceError } from './errors';
-
-/** The hard cap on one tool result (text and structured content together), in bytes. */
-export const RESPONSE_CAP = 100_000;
-
-export function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-}
-
-export function kb(bytes: number): string {
-  return `${(bytes / 1024).toFixed(1)} KB`;
-}
 
 export function fingerprint(query: Record<string, unknown>): string {
   const keys = Object.keys(query).filter((k) => query[k] !== undefined).sort();

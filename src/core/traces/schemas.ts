@@ -1,4 +1,4 @@
-// Inputs and outputs of the traces toolset (seed agtrace): the seed's names (snake_case), defaults
+// Inputs and outputs of the traces toolset (AgTrace specification, README "Tools"): the specification's names (snake_case), defaults
 // and limits. The descriptions are written for the model: they are product copy.
 
 import { z } from 'zod';

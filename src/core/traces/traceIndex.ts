@@ -395,7 +395,7 @@ export class TraceIndex {
     return this.sessionsById.get(id);
   }
 
-  /** A session by full id or unique prefix (case-insensitive); the seed's errors otherwise. */
+  /** A session by full id or unique prefix (case-insensitive); the specification's errors otherwise. */
   resolve(idOrPrefix: string): IndexedSession {
     const wanted = idOrPrefix.trim();
     const exact = this.sessionsById.get(wanted);

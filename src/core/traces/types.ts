@@ -97,17 +97,34 @@ export type ParsedEvent =
   | { type: 'TokenUsage'; timestamp: string | null; payload: TokenUsagePayload; step?: string }
   | { type: 'Notification'; timestamp: string | null; payload: NotificationPayload; step?: string };
 
-/** An event with its place in the session: what get_event_details returns (before redaction). */
-export interface TraceEvent {
+/** Each event type's payload: ParsedEvent and TraceEvent pair them. */
+export interface PayloadOf {
+  User: UserPayload;
+  Message: MessagePayload;
+  Reasoning: ReasoningPayload;
+  ToolCall: ToolCallPayload;
+  ToolResult: ToolResultPayload;
+  TokenUsage: TokenUsagePayload;
+  Notification: NotificationPayload;
+}
+
+/** An event of one type with its place in the session. */
+export interface TraceEventOf<T extends EventType> {
   index: number;
-  type: EventType;
+  type: T;
   timestamp: string | null;
   /** The turn it belongs to; events before the first prompt belong to turn 0. */
   turn: number;
   /** The step (model call) inside that turn, or null for the prompt itself. */
   step: number | null;
-  payload: EventPayload;
+  payload: PayloadOf[T];
 }
+
+/**
+ * An event with its place in the session: what get_event_details returns (before redaction). A
+ * union on `type`, so a switch on it gives the payload's own type.
+ */
+export type TraceEvent = { [T in EventType]: TraceEventOf<T> }[EventType];
 
 /** What a reader learns about a session besides its events. */
 export interface SessionMeta {

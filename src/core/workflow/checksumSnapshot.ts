@@ -1,4 +1,4 @@
-// Snapshots of a folder outside git: every file's MD5 (the seed's checksum snapshot) with its
+// Snapshots of a folder outside git: every file's MD5 (the specification's checksum snapshot) with its
 // stat data, walking the tree while honouring .gitignore files at every level. A previous
 // manifest of the same folder serves as a cache: files whose stat data did not change since it
 // was taken are not read again. Also the diff of two manifests, with exact renames.

@@ -1,4 +1,4 @@
-// Inputs and outputs of the workflow toolset (seed workflow-tracking-protocol), with its enums
+// Inputs and outputs of the workflow toolset (workflow-tracking protocol, README "Tools"), with its enums
 // checked strictly and its field names kept (snake_case). The descriptions are written for the
 // model: they are product copy.
 

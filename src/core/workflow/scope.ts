@@ -72,7 +72,7 @@ export function touchedPaths(files: FilesChanged): string[] {
 }
 
 /**
- * The seed's verification block: scope_match, unexpected_files, and the seed's warning line; plus
+ * The specification's verification block: scope_match, unexpected_files, and the specification's warning line; plus
  * scope_checked, since a scope that was not checked (no areas, or the files changed are unknown)
  * is neither a match nor a mismatch.
  */

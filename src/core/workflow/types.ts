@@ -1,4 +1,4 @@
-// Domain types of workflow tracking (seed workflow-tracking-protocol): workflows, tracked tasks
+// Domain types of workflow tracking (workflow-tracking protocol, README "Tools"): workflows, tracked tasks
 // nested to any depth, their decisions, issues and milestones, snapshots and files changed.
 
 export const TASK_OUTCOMES = ['success', 'partial_success', 'failed'] as const;

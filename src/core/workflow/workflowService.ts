@@ -1,4 +1,4 @@
-// Workflow tracking's rules (seed workflow-tracking-protocol): workflows, tracked tasks nested to
+// Workflow tracking's rules (workflow-tracking protocol, README "Tools"): workflows, tracked tasks nested to
 // any depth, decisions, issues and milestones while a task runs, and at its end the files it
 // changed (from snapshots taken at start and end) checked against the areas it declared. Every
 // transport (MCP, CLI, extension) calls this; none talks to the store or to git directly.

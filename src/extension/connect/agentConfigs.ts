@@ -56,7 +56,7 @@ export function withoutPassword(url: string): string {
   }
 }
 
-/** Toolsets that define the same tool name and so cannot share one server (DESIGN §2). */
+/** Toolsets that define the same tool name and so cannot share one server (a client would see one name for two tools; see src/mcp/toolsets.ts). */
 export const COLLIDING_TOOLSETS: readonly (readonly [string, string])[] = [['queue', 'workflow']];
 
 export const SERVER_ENTRY_NAME = 'agent-progress';

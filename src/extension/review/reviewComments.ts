@@ -4,6 +4,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import type { ReviewThread } from '../../core/review/types';
 import type { ReviewModel } from './reviewModel';
 
@@ -17,17 +18,17 @@ function markdown(text: string): vscode.MarkdownString {
   return md;
 }
 
-export class ReviewComments implements vscode.Disposable {
+export class ReviewComments extends Disposable {
   readonly controller: vscode.CommentController;
   private readonly threads = new Map<string, vscode.CommentThread>();
   private readonly ids = new WeakMap<vscode.CommentThread, string>();
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly model: ReviewModel,
     private readonly workspaceRoot: () => string | undefined,
   ) {
-    this.controller = vscode.comments.createCommentController(COMMENT_CONTROLLER_ID, 'Agent Progress Review');
+    super();
+    this.controller = this.register(vscode.comments.createCommentController(COMMENT_CONTROLLER_ID, 'Agent Progress Review'));
     this.controller.options = { prompt: 'Reply, or comment on this line for the review…', placeHolder: 'Saved in the review ledger; agents read it with get_threads' };
     this.controller.commentingRangeProvider = {
       provideCommentingRanges: (document) => {
@@ -37,7 +38,11 @@ export class ReviewComments implements vscode.Disposable {
         return [new vscode.Range(0, 0, Math.max(0, document.lineCount - 1), 0)];
       },
     };
-    this.subscription = model.onDidChange(() => this.sync());
+    this.register(() => {
+      for (const t of this.threads.values()) t.dispose();
+      this.threads.clear();
+    });
+    this.register(model.onDidChange(() => this.sync()));
   }
 
   /** A file's path from the workspace root with /, or undefined outside it. */
@@ -98,12 +103,5 @@ export class ReviewComments implements vscode.Disposable {
         contextValue: 'reviewComment',
       }));
     }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    for (const t of this.threads.values()) t.dispose();
-    this.threads.clear();
-    this.controller.dispose();
   }
 }

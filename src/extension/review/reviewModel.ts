@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import type { Logger } from '../../core/log';
 import type { ReviewState } from '../../core/review/types';
 import type { LedgerConnection } from '../ledgerConnection';
@@ -23,23 +24,23 @@ export function editorOperator(): string {
   return user ? `operator:editor (${user})` : 'operator:editor';
 }
 
-export class ReviewModel implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<readonly ReviewState[]>();
+export class ReviewModel extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<readonly ReviewState[]>());
   /** Fires after the runs were read again. */
   readonly onDidChange = this.changed.event;
-  private readonly subscription: vscode.Disposable;
   private loading: Promise<readonly ReviewState[]> | undefined;
   private again = false;
   private current: readonly ReviewState[] = [];
   private loadedOnce = false;
-  private disposed = false;
   private stopWatching: () => void = () => undefined;
 
   constructor(
     private readonly host: LedgerConnection,
     private readonly logger: Logger,
   ) {
-    this.subscription = host.onDidChange(() => void this.load().catch(() => undefined));
+    super();
+    this.register(host.onDidChange(() => void this.load().catch(() => undefined)));
+    this.register(() => this.stopWatching());
   }
 
   /** Runs newest first, as last read (empty before the first read). */
@@ -108,12 +109,5 @@ export class ReviewModel implements vscode.Disposable {
       watching = false;
       fs.unwatchFile(journal, onChange);
     };
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.stopWatching();
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }

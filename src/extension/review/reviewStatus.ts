@@ -2,24 +2,25 @@
 // done and how many actions wait for approval. Hidden when there is no review.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import { ViewIds } from '../commandIds';
-import { reviewStatusText } from '../views/review/reviewItems';
+import { reviewStatusText } from './reviewItems';
 import type { ReviewModel } from './reviewModel';
 
-export class ReviewStatus implements vscode.Disposable {
+export class ReviewStatus extends Disposable {
   readonly item: vscode.StatusBarItem;
   /** Whether the item is shown now (tests read it). */
   visible = false;
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly model: ReviewModel,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.item = vscode.window.createStatusBarItem('agentProgress.review', vscode.StatusBarAlignment.Left, 49);
+    super();
+    this.item = this.register(vscode.window.createStatusBarItem('agentProgress.review', vscode.StatusBarAlignment.Left, 49));
     this.item.name = 'Agent Progress: review';
     this.item.command = { command: `${ViewIds.review}.focus`, title: 'Show Review' };
-    this.subscription = model.onDidChange(() => this.update());
+    this.register(model.onDidChange(() => this.update()));
   }
 
   update(): void {
@@ -34,10 +35,5 @@ export class ReviewStatus implements vscode.Disposable {
     this.item.tooltip = tooltip;
     this.item.show();
     this.visible = true;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.item.dispose();
   }
 }

@@ -1,9 +1,9 @@
-// The JSON status file of the current review in the workspace storage (the seed's "JSON file
+// The JSON status file of the current review in the workspace storage (the specification's "JSON file
 // update"), for scripts that poll it: rewritten atomically whenever the run's state changes.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import type { Logger } from '../../core/log';
 import type { ReviewStatusDocument } from '../../core/review/reviewService';
 import { loadCore } from '../core';
@@ -11,8 +11,7 @@ import type { ReviewModel } from './reviewModel';
 
 export const STATUS_FILE_NAME = 'review-status.json';
 
-export class ReviewStatusFile implements vscode.Disposable {
-  private readonly subscription: vscode.Disposable;
+export class ReviewStatusFile extends Disposable {
   private lastContent: string | undefined;
   /** How many times the file was written (tests read it). */
   writes = 0;
@@ -22,7 +21,8 @@ export class ReviewStatusFile implements vscode.Disposable {
     private readonly model: ReviewModel,
     private readonly logger: Logger,
   ) {
-    this.subscription = model.onDidChange(() => this.write());
+    super();
+    this.register(model.onDidChange(() => this.write()));
   }
 
   /** Writes the file if the run's state changed since the last write. */
@@ -41,9 +41,5 @@ export class ReviewStatusFile implements vscode.Disposable {
     } catch (err) {
       this.logger.warn(`Could not write the review status file ${this.file}: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
   }
 }

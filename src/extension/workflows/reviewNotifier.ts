@@ -7,11 +7,12 @@
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import type { Logger } from '../../core/log';
 import type { ReviewRequest } from '../../core/workflow/types';
 import { CommandIds } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
-import type { WorkflowRef } from '../views/workflows/workflowItems';
+import type { WorkflowRef } from './workflowItems';
 import { reviewMessage } from './workflowText';
 
 export const OPEN_ACTION = 'Open';
@@ -26,16 +27,14 @@ export interface ShownNotification {
 
 type Show = (message: string, ...actions: string[]) => Thenable<string | undefined>;
 
-export class ReviewNotifier implements vscode.Disposable {
+export class ReviewNotifier extends Disposable {
   /** Every notification shown, in order (tests read it). */
   readonly shown: ShownNotification[] = [];
   private lastSeq: number | undefined;
   private readonly announced = new Set<string>();
-  private readonly subscription: vscode.Disposable;
   private readonly activatedAt: number;
   private checking: Promise<void> = Promise.resolve();
   private polling = false;
-  private disposed = false;
 
   constructor(
     private readonly host: LedgerConnection,
@@ -43,8 +42,10 @@ export class ReviewNotifier implements vscode.Disposable {
     private readonly show: Show = (message, ...actions) => vscode.window.showWarningMessage(message, ...actions),
     private readonly isEnabled: () => boolean = () => true,
   ) {
+    super();
     this.activatedAt = Date.now();
-    this.subscription = host.onDidChange(() => void this.check());
+    this.register(host.onDidChange(() => void this.check()));
+    this.register(() => this.stopPolling());
   }
 
   /** Starts noticing writes before anything opened the ledger; `opened` runs after the first. */
@@ -103,11 +104,5 @@ export class ReviewNotifier implements vscode.Disposable {
     void Promise.resolve(this.show(message, OPEN_ACTION)).then((choice) => {
       if (choice === OPEN_ACTION) void vscode.commands.executeCommand(CommandIds.openWorkflow, target);
     });
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.stopPolling();
-    this.subscription.dispose();
   }
 }

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
 import { SNAPSHOT_SCHEME } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
-import type { FileChangeRef } from '../views/workflows/workflowItems';
+import type { FileChangeRef } from './workflowItems';
 
 /** A snapshot document's address: the task, the file's path in the snapshot, and what to show. */
 export function snapshotUri(taskId: string, file: string, side: 'start' | 'empty'): vscode.Uri {

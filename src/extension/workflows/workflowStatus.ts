@@ -3,24 +3,25 @@
 // stopped without complete_task). Refreshes when any process writes the ledger.
 
 import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
 import { CommandIds } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
 import { statusFor } from './workflowText';
 
-export class WorkflowStatus implements vscode.Disposable {
+export class WorkflowStatus extends Disposable {
   readonly item: vscode.StatusBarItem;
   /** Whether the item is shown now (tests read it). */
   visible = false;
-  private readonly subscription: vscode.Disposable;
   private pending: Promise<void> | undefined;
 
   constructor(
     private readonly host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.item = vscode.window.createStatusBarItem('agentProgress.trackedTasks', vscode.StatusBarAlignment.Left, 50);
+    super();
+    this.item = this.register(vscode.window.createStatusBarItem('agentProgress.trackedTasks', vscode.StatusBarAlignment.Left, 50));
     this.item.name = 'Agent Progress: tracked tasks';
-    this.subscription = host.onDidChange(() => void this.update());
+    this.register(host.onDidChange(() => void this.update()));
   }
 
   /** Reads the running tasks and shows or hides the item; resolves when done (tests await it). */
@@ -51,10 +52,5 @@ export class WorkflowStatus implements vscode.Disposable {
   private hide(): void {
     this.item.hide();
     this.visible = false;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.item.dispose();
   }
 }

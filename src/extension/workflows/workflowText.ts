@@ -3,7 +3,7 @@
 
 import type { RunningTask } from '../../core/storage/workflowStore';
 import type { ReviewRequest } from '../../core/workflow/types';
-import type { WorkflowRef } from '../views/workflows/workflowItems';
+import type { WorkflowRef } from './workflowItems';
 
 const IDLE_MS = 60 * 60_000;
 

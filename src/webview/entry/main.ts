@@ -3,18 +3,10 @@
 
 import type { EntryToHost, EntryView, HostToEntry } from '../../shared/entryProtocol';
 import { renderMarkdown } from '../markdown';
-import { vscodeApi } from '../vscodeApi';
+import { appRoot, connectPage, el, showMissing } from '../dom';
 
-const vscode = vscodeApi<EntryToHost>();
-const app = document.getElementById('app')!;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
-  node.append(...children);
-  return node;
-}
+const vscode = connectPage<EntryToHost, HostToEntry>((message) => onMessage(message));
+const app = appRoot();
 
 const SOURCES: Record<string, string> = {
   sampling: 'summarised by the client\'s model',
@@ -63,10 +55,7 @@ function render(entry: EntryView, summarising: boolean, error: string | undefine
   app.replaceChildren(header, summary, el('h2', { text: 'What was done' }), content);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToEntry>) => {
-  const message = event.data;
+function onMessage(message: HostToEntry): void {
   if (message.type === 'entry') render(message.entry, message.summarising, message.error);
-  else if (message.type === 'missing') app.replaceChildren(el('p', { className: 'error', text: message.message }));
-});
-
-vscode.postMessage({ type: 'ready' });
+  else if (message.type === 'missing') showMissing(app, message.message);
+}

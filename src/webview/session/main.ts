@@ -3,24 +3,15 @@
 // goes in with textContent; a tool call's event opens in place as preformatted text.
 
 import type { EventDetail, HostToSession, SessionPage, SessionToHost, SessionToolCall, SessionTurn } from '../../shared/sessionProtocol';
-import { vscodeApi } from '../vscodeApi';
+import { appRoot, connectPage, el, showMissing } from '../dom';
 import { boldSegments } from './boldText';
 
-const vscode = vscodeApi<SessionToHost>();
-const app = document.getElementById('app')!;
+const vscode = connectPage<SessionToHost, HostToSession>((message) => onMessage(message));
+const app = appRoot();
 /** Event panes open now, by event index, kept across re-renders. */
 const openEvents = new Map<number, HTMLElement>();
 /** The call's own pane inside its box (openEvents holds the box under the call's index). */
 const callPanes = new Map<number, HTMLElement>();
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; title?: string } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
-  if (props.title) node.title = props.title;
-  node.append(...children);
-  return node;
-}
 
 /** Agent text with its `**bold**` in <strong>, every part as a text node (never markup). */
 function withBold(node: HTMLElement, text: string): HTMLElement {
@@ -214,13 +205,10 @@ function focus(eventIndex: number): void {
   if (details && !openEvents.has(index)) toggleEvent(index, details, result);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToSession>) => {
-  const message = event.data;
+function onMessage(message: HostToSession): void {
   if (message.type === 'session') render(message.page, message.focusEvent);
   else if (message.type === 'event') {
     const pane = callPanes.get(message.eventIndex) ?? openEvents.get(message.eventIndex);
     if (pane) renderDetail(pane, message.detail, message.error);
-  } else if (message.type === 'missing') app.replaceChildren(el('p', { className: 'error', text: message.message }));
-});
-
-vscode.postMessage({ type: 'ready' });
+  } else if (message.type === 'missing') showMissing(app, message.message);
+}

@@ -3,19 +3,11 @@
 
 import type { HostToTask, TaskPageView, TaskToHost } from '../../shared/taskProtocol';
 import { renderMarkdown } from '../markdown';
-import { vscodeApi } from '../vscodeApi';
+import { appRoot, connectPage, el, showMissing } from '../dom';
 
-const vscode = vscodeApi<TaskToHost>();
-const app = document.getElementById('app')!;
+const vscode = connectPage<TaskToHost, HostToTask>((message) => onMessage(message));
+const app = appRoot();
 let countdown: number | undefined;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
-  node.append(...children);
-  return node;
-}
 
 function when(iso: string | null): string {
   if (!iso) return '—';
@@ -112,10 +104,7 @@ function render(view: TaskPageView, busy: boolean, error: string | undefined): v
   app.replaceChildren(...sections);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToTask>) => {
-  const message = event.data;
+function onMessage(message: HostToTask): void {
   if (message.type === 'task') render(message.view, message.busy, message.error);
-  else if (message.type === 'missing') app.replaceChildren(el('p', { className: 'error', text: message.message }));
-});
-
-vscode.postMessage({ type: 'ready' });
+  else if (message.type === 'missing') showMissing(app, message.message);
+}

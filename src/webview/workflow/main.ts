@@ -3,19 +3,10 @@
 // textContent; nothing is parsed as HTML.
 
 import type { FileView, HostToWorkflow, TaskView, TimelineItem, WorkflowPage, WorkflowToHost } from '../../shared/workflowProtocol';
-import { vscodeApi } from '../vscodeApi';
+import { appRoot, connectPage, el, showMissing } from '../dom';
 
-const vscode = vscodeApi<WorkflowToHost>();
-const app = document.getElementById('app')!;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; title?: string } = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
-  if (props.title !== undefined) node.title = props.title;
-  node.append(...children);
-  return node;
-}
+const vscode = connectPage<WorkflowToHost, HostToWorkflow>((message) => onMessage(message));
+const app = appRoot();
 
 function time(iso: string): string {
   const d = new Date(iso);
@@ -148,10 +139,7 @@ function render(page: WorkflowPage, focusTaskId: string | undefined): void {
   else window.scrollTo(0, scroll);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToWorkflow>) => {
-  const message = event.data;
+function onMessage(message: HostToWorkflow): void {
   if (message.type === 'workflow') render(message.page, message.focusTaskId);
-  else if (message.type === 'missing') app.replaceChildren(el('p', { className: 'error', text: message.message }));
-});
-
-vscode.postMessage({ type: 'ready' });
+  else if (message.type === 'missing') showMissing(app, message.message);
+}

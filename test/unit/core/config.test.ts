@@ -6,7 +6,7 @@ import { CONFIG_FILE_NAME, defaultDbPath, loadConfig } from '../../../src/core/c
 import { LedgerError } from '../../../src/core/errors';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 
-describe('configuration (seed progress-tracker §7)', () => {
+describe('configuration (Agent Progress Tracker specification, README "Tools")', () => {
   useTempDirs();
 
   it('defaults to ~/.agent-progress-mcp/data.db and gpt-4o-mini with no key', () => {

@@ -16,7 +16,7 @@ function refusal(schema: Parameters<typeof parseInput>[0], raw: unknown): string
 
 const ok = { projectId: 'mobile-app', title: 'Did it', content: 'How it was done' };
 
-describe('validation messages (seed progress-tracker §9.3)', () => {
+describe('validation messages (Agent Progress Tracker specification, README "Tools")', () => {
   it('says projectId is required', () => {
     assert.equal(refusal(logProgressInput, { title: 't', content: 'c' }), 'projectId is required');
   });

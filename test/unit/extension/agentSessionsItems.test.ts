@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import type { SessionOverview } from '../../../src/core/traces/traceService';
 import { CommandIds } from '../../../src/extension/commandIds';
-import { compactNumber, groupSessions, healthIcon, toTreeItemData } from '../../../src/extension/views/agentSessions/agentSessionsItems';
+import { compactNumber, groupSessions, healthIcon, toTreeItemData } from '../../../src/extension/sessions/agentSessionsItems';
 import { FIXTURE_HOME, serviceFor } from '../../helpers/traceFiles';
 
 const now = new Date('2026-05-15T12:00:00Z');

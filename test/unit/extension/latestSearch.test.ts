@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { latestSearch } from '../../../src/extension/commands/latestSearch';
+import { latestSearch } from '../../../src/extension/progressLog/commands/latestSearch';
 
 /** A search whose answers the test releases one by one, in any order. */
 function controlled(): { search: (v: string) => Promise<string>; calls: string[]; release(v: string): void; fail(v: string): void } {

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommandIds, MCP_PROVIDER_ID, TOOLSETS, ViewIds } from '../../../src/extension/commandIds';
 import { TOOLSET_NAMES } from '../../../src/mcp/toolsets';
+import { commandProblems, extensionSources } from '../../helpers/commandTables';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -42,12 +43,27 @@ describe('extension manifest', () => {
     for (const c of pkg.contributes.commands) assert.equal(c.category, 'Agent Progress', c.command);
   });
 
-  it('registers every contributed command, once', () => {
-    for (const [name] of Object.entries(CommandIds)) {
-      const registrations = code.match(new RegExp(`registerCommand\\(CommandIds\\.${name}\\b`, 'g')) ?? [];
-      assert.equal(registrations.length, 1, `CommandIds.${name} is registered ${registrations.length} times`);
-    }
-    assert.equal((code.match(/registerCommand\(/g) ?? []).length, ids.length, 'a command is registered outside CommandIds');
+  it('lists every contributed command on one line of one feature\'s command table', () => {
+    const problems = commandProblems({ ids: CommandIds, contributed: pkg.contributes.commands.map((c) => c.command), files: extensionSources(root) });
+    assert.deepEqual(problems, []);
+  });
+
+  it('would require a throwaway command\'s manifest entry, and take it with its id and one table line', () => {
+    // Adding a command: an id in CommandIds, a line in its feature's table, a manifest entry.
+    const files = extensionSources(root);
+    const table = files.get('setup/feature.ts')!;
+    const withLine = table.replace(/\n\];\n/, '\n  [CommandIds.throwaway, throwaway],\n];\n');
+    assert.notEqual(withLine, table, 'the setup feature has a command table');
+    files.set('setup/feature.ts', withLine);
+    const ids = { ...CommandIds, throwaway: 'agentProgress.throwaway' };
+    const contributed = pkg.contributes.commands.map((c) => c.command);
+    assert.deepEqual(commandProblems({ ids, contributed, files }), ['agentProgress.throwaway is not contributed in package.json']);
+    assert.deepEqual(commandProblems({ ids, contributed: [...contributed, 'agentProgress.throwaway'], files }), []);
+    // An id without its table line, or on two, is refused too.
+    files.set('setup/feature.ts', table);
+    assert.deepEqual(commandProblems({ ids, contributed: [...contributed, 'agentProgress.throwaway'], files }), ['CommandIds.throwaway is on 0 command table lines']);
+    files.set('queue/feature.ts', files.get('queue/feature.ts')!.replace(/\n\];\n/, '\n  [CommandIds.openTask, openTask],\n];\n'));
+    assert.match(commandProblems({ ids: CommandIds, contributed, files }).join('\n'), /CommandIds\.openTask is on 2 command table lines/);
   });
 
   it('references only contributed commands in menus', () => {
@@ -82,8 +98,12 @@ describe('extension manifest', () => {
     assert.deepEqual([...TOOLSETS], [...TOOLSET_NAMES]);
   });
 
-  it('leaves activation to VS Code and needs the VS Code that has the MCP provider API', () => {
-    assert.deepEqual(pkg.activationEvents, []);
+  it('leaves activation to VS Code but for restoring pages, and needs the VS Code that has the MCP provider API', () => {
+    // Views and commands activate by their contribution; a page kept across a window reload
+    // activates by its view type, which every page registry (webviews/pages.ts) serializes.
+    const viewTypes = [...code.matchAll(/export const \w+_VIEW_TYPE = '([\w.]+)'/g)].map((m) => m[1]!);
+    assert.equal(viewTypes.length, 4, 'four page kinds');
+    assert.deepEqual([...pkg.activationEvents].sort(), viewTypes.map((t) => `onWebviewPanel:${t}`).sort());
     const [major, minor] = pkg.engines.vscode.replace(/^\^/, '').split('.').map(Number);
     assert.ok(major! > 1 || minor! >= 101, pkg.engines.vscode);
     assert.equal(pkg.main, './dist/extension.js');

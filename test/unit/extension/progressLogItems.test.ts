@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import type { EntryListing } from '../../../src/core/progress/types';
 import { CommandIds } from '../../../src/extension/commandIds';
 import { exactTime, relativeTime, shortDate } from '../../../src/extension/views/format';
-import { pendingStatus, tickInterval } from '../../../src/extension/digests/digestStatus';
-import { entryTooltip, isDigestEntry, toTreeItemData } from '../../../src/extension/views/progressLog/progressLogItems';
+import { pendingStatus, tickInterval } from '../../../src/extension/sessions/digestStatus';
+import { entryTooltip, isDigestEntry, toTreeItemData } from '../../../src/extension/progressLog/progressLogItems';
 
 const now = new Date('2025-06-15T12:00:00Z');
 const entry: EntryListing = {

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import type { ReviewAction, ReviewAgent, ReviewState } from '../../../src/core/review/types';
 import { CommandIds } from '../../../src/extension/commandIds';
-import { actionIdOf, formatDuration, reviewChildren, reviewStatusText, threadIdOf, toReviewItemData, type ReviewNode } from '../../../src/extension/views/review/reviewItems';
+import { actionIdOf, formatDuration, reviewChildren, reviewStatusText, threadIdOf, toReviewItemData, type ReviewNode } from '../../../src/extension/review/reviewItems';
 
 const now = new Date('2026-01-10T12:00:00Z');
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { QueueProject, Task } from '../../../src/core/queue/types';
 import { CommandIds } from '../../../src/extension/commandIds';
-import { countOf, leaseLeft, projectIdOf, queueStatusText, STATUS_ORDER, taskIdOf, toQueueItemData } from '../../../src/extension/views/taskQueue/taskQueueItems';
+import { countOf, leaseLeft, projectIdOf, queueStatusText, STATUS_ORDER, taskIdOf, toQueueItemData } from '../../../src/extension/queue/taskQueueItems';
 
 const now = new Date('2025-06-15T12:00:00Z');
 

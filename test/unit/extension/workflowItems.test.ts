@@ -4,8 +4,8 @@
 import * as assert from 'node:assert/strict';
 import type { Snapshot, TrackedTask, WorkflowEvent, WorkflowListing } from '../../../src/core/workflow/types';
 import { CommandIds } from '../../../src/extension/commandIds';
-import { fileChanges, groupChildren, taskChildren, toWorkflowTreeItem } from '../../../src/extension/views/workflows/workflowItems';
-import { toWorkflowPage } from '../../../src/extension/webviews/workflow/workflowPage';
+import { fileChanges, groupChildren, taskChildren, toWorkflowTreeItem } from '../../../src/extension/workflows/workflowItems';
+import { toWorkflowPage } from '../../../src/extension/workflows/workflowPage';
 import { reviewMessage, statusFor } from '../../../src/extension/workflows/workflowText';
 
 const now = new Date('2025-06-15T12:00:00Z');

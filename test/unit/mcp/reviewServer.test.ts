@@ -1,5 +1,5 @@
 // The review toolset through a real SDK client in memory: the listed contract (snapshot, under
-// 4,000 tokens), the seed's flow, every refusal and the order rules (a phase backwards refused
+// 4,000 tokens), the specification's flow, every refusal and the order rules (a phase backwards refused
 // unless forced; an unknown agent; started twice; completed without start), actions and threads.
 
 import * as assert from 'node:assert/strict';

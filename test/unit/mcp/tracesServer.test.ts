@@ -1,5 +1,5 @@
 // The traces toolset through a real MCP client (in memory) on the shared fixtures: the contract
-// (tools/list snapshot), every tool, the seed's structured errors, cursors walked while files are
+// (tools/list snapshot), every tool, the specification's structured errors, cursors walked while files are
 // appended, redaction in every response, and the link to what agents logged in the ledger.
 
 import * as assert from 'node:assert/strict';
@@ -197,7 +197,7 @@ describe('traces toolset (in memory, real client)', () => {
     assert.deepEqual(c2.summary.loops!.map((l) => [l.tool, l.count]), [['Bash', 5]]);
     assert.equal(c2.summary.malformed_lines, 1);
     const byDefault = await c.ok<A>('analyze_session', { session_id: C2 });
-    assert.ok(!byDefault.insights.some((i) => i.lens === 'Loops'), 'loops are listed on request (seed default)');
+    assert.ok(!byDefault.insights.some((i) => i.lens === 'Loops'), 'loops are listed on request (include_loops defaults to false)');
     assert.equal(byDefault.score, 45, 'and still counted');
     const c1 = await c.ok<A>('analyze_session', { session_id: C1 });
     assert.deepEqual(c1.summary.event_counts, { user_messages: 6, assistant_messages: 7, reasoning: 1, tool_calls: 10, tool_results: 10, token_usage: 18, notifications: 3 });

@@ -1,5 +1,5 @@
 // The workflow toolset through a real SDK client in memory: the listed contract (snapshot), the
-// seed's shapes, every enum and every kind of bad input refused with -32602, unknown ids with a
+// specification's shapes, every enum and every kind of bad input refused with -32602, unknown ids with a
 // message that says what to do, and a second completion as a structured tool error.
 
 import * as assert from 'node:assert/strict';

@@ -7,11 +7,13 @@ import type { Logger } from '../../log';
 import type { Ledger, LedgerChange, LedgerStats } from '../store';
 import { PgEngine } from './engine';
 import { PgProgressStore } from './progressRepo';
-import { PgQueueStore } from './queueRepo';
-import { PgReviewStore } from './reviewRepo';
+import { SqlQueueStore } from '../sql/queueRepo';
+import { SqlReviewStore } from '../sql/reviewRepo';
+import { pgDb } from './sqlDb';
 import { PG_SCHEMAS } from './schemas';
-import { PgTransferStore } from './transferRepo';
-import { PgWorkflowStore } from './workflowRepo';
+import { SqlTransferStore } from '../sql/transferRepo';
+import { writePgEntry } from './entryWriter';
+import { SqlWorkflowStore } from '../sql/workflowRepo';
 
 export interface OpenPostgresOptions {
   url: string;
@@ -30,13 +32,20 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
   });
   const progress = new PgProgressStore(engine);
+  try {
+    await progress.reindexWords();
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  const db = pgDb(engine);
   return {
     location: engine.location,
     progress,
-    queue: new PgQueueStore(engine),
-    workflow: new PgWorkflowStore(engine),
-    review: new PgReviewStore(engine),
-    transfer: new PgTransferStore(engine),
+    queue: new SqlQueueStore(db),
+    workflow: new SqlWorkflowStore(db),
+    review: new SqlReviewStore(db),
+    transfer: new SqlTransferStore(db, writePgEntry),
     get notices() {
       return engine.notices;
     },

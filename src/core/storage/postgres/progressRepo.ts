@@ -3,80 +3,12 @@
 // with a GIN index), so flushIndex has nothing to do here.
 
 import { LedgerError } from '../../errors';
-import type { EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
+import type { DigestMark, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
-import type { PgEngine, PgReadTx, PgValue } from './engine';
-import { fullTextTsQuery, RANK_WEIGHTS, searchWords } from './search';
-
-interface EntryRow {
-  id: string;
-  project_id: string;
-  title: string;
-  content: string;
-  summary: string | null;
-  summary_source: string | null;
-  created_at: string;
-  tags: string;
-  agent_id: string | null;
-}
-
-interface ListingRow {
-  id: string;
-  project_id: string;
-  title: string;
-  created_at: string;
-  tags: string;
-  agent_id: string | null;
-  has_summary: boolean;
-  snippet?: string | null;
-}
-
-const ENTRY_COLUMNS = 'id, project_id, title, content, summary, summary_source, created_at, tags, agent_id';
-const LISTING_COLUMNS = 'e.id, e.project_id, e.title, e.created_at, e.tags, e.agent_id, e.summary IS NOT NULL AS has_summary';
-
-function parseTags(json: string): string[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function toEntry(row: EntryRow): LogEntry {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    title: row.title,
-    content: row.content,
-    summary: row.summary,
-    summarySource: (row.summary_source as SummarySource | null) ?? null,
-    createdAt: row.created_at,
-    tags: parseTags(row.tags),
-    agentId: row.agent_id,
-  };
-}
-
-function toListing(row: ListingRow): EntryListing {
-  const listing: EntryListing = {
-    id: row.id,
-    projectId: row.project_id,
-    title: row.title,
-    createdAt: row.created_at,
-    tags: parseTags(row.tags),
-    agentId: row.agent_id,
-    hasSummary: row.has_summary === true,
-  };
-  if (typeof row.snippet === 'string') listing.snippet = row.snippet.replace(/\s+/g, ' ').trim();
-  return listing;
-}
-
-function textBound(iso: string): string {
-  if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
-  if (iso.startsWith('-')) return '0000-01-01T00:00:00.000Z';
-  return iso;
-}
+import type { PgEngine, PgReadTx, PgValue, PgWriteTx } from './engine';
+import { fullTextTsQuery, RANK_WEIGHTS, SEARCH_WORDS_VERSION, searchWords } from './search';
+import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 
 /** The tsvector of an entry: title words weighted A, content words B. */
 export const ENTRY_SEARCH_SQL = "setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')";
@@ -116,8 +48,9 @@ function filter(q: EntryQuery): Filter {
   }
   const query = q.query ? fold(q.query) : '';
   if (query.length > 0) {
-    where.push('strpos(e.title_fold, ?) > 0');
-    params.push(query);
+    // LIKE '%...%' (not strpos) so that the pg_trgm index answers it where it exists (schemas.ts).
+    where.push("e.title_fold LIKE ? ESCAPE '\\'");
+    params.push(`%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
   for (const tag of new Set((q.tags ?? []).map((t) => fold(t.trim())))) {
     where.push('e.n IN (SELECT entry_n FROM entry_tags WHERE tag_fold = ?)');
@@ -126,31 +59,71 @@ function filter(q: EntryQuery): Filter {
   return { where, params, tsquery };
 }
 
+/** An entry's rows: the entry with its search vector, its project (counters by trigger) and its tags. */
+async function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
+  const titleFold = fold(entry.title);
+  await tx.run('INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [entry.projectId, entry.projectId, entry.createdAt]);
+  const row = await tx.get<{ n: string }>(
+    `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ENTRY_SEARCH_SQL}) RETURNING n`,
+    [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content, ...entrySearchParams(entry.title, entry.content)],
+  );
+  for (const tag of entry.tags) {
+    await tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [fold(tag), entry.projectId, entry.createdAt, row!.n, tag]);
+  }
+}
+
 export class PgProgressStore implements ProgressStore {
   constructor(private readonly engine: PgEngine) {}
 
   async insertEntry(entry: NewEntry): Promise<void> {
-    const titleFold = fold(entry.title);
     await this.engine.write(async (tx) => {
       if (await tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) {
         throw new LedgerError('conflict', `An entry with id ${entry.id} already exists`, { retryable: true });
       }
-      // The project's counters are kept by a trigger (as in the embedded engine).
-      await tx.run('INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [entry.projectId, entry.projectId, entry.createdAt]);
-      const row = await tx.get<{ n: string }>(
-        `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ENTRY_SEARCH_SQL}) RETURNING n`,
-        [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content, ...entrySearchParams(entry.title, entry.content)],
+      await insertRow(tx, entry);
+    });
+  }
+
+  async insertDigest(entry: NewEntry, mark: DigestMark): Promise<boolean> {
+    return this.engine.write(async (tx) => {
+      // The mark's key is taken first: a concurrent writer of the same part waits here, then finds it.
+      const marked = await tx.get(
+        'INSERT INTO digest_marks (entry_id, covered_to, covered_until, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (entry_id) DO NOTHING RETURNING entry_id',
+        [entry.id, mark.coveredTo, mark.coveredUntil, entry.createdAt],
       );
-      for (const tag of entry.tags) {
-        await tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
-          fold(tag),
-          entry.projectId,
-          entry.createdAt,
-          row!.n,
-          tag,
-        ]);
+      if (!marked) return false;
+      if (await tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) {
+        await tx.run('DELETE FROM digest_marks WHERE entry_id = ?', [entry.id]);
+        return false;
       }
+      await insertRow(tx, entry);
+      return true;
+    });
+  }
+
+  async getDigestMark(entryId: string): Promise<DigestMark | undefined> {
+    return this.engine.read(async (tx) => {
+      const row = await tx.get<{ covered_to: string; covered_until: string | null }>('SELECT covered_to, covered_until FROM digest_marks WHERE entry_id = ?', [entryId]);
+      return row ? { coveredTo: Number(row.covered_to), coveredUntil: row.covered_until } : undefined;
+    });
+  }
+
+  /**
+   * Rebuilds the search vectors written by an older searchWords (SEARCH_WORDS_VERSION), once per
+   * database, under an advisory lock: only rows with non-ASCII text can differ. Called on open.
+   */
+  async reindexWords(): Promise<number> {
+    return this.engine.write(async (tx) => {
+      await tx.run("SELECT pg_advisory_xact_lock(hashtext('agent_progress.search_words'))");
+      const row = await tx.get<{ value: string }>("SELECT value FROM ap_meta WHERE key = 'search_words'");
+      if (row && Number(row.value) >= SEARCH_WORDS_VERSION) return 0;
+      const rows = await tx.all<{ n: string; title: string; content: string }>(
+        'SELECT n, title, content FROM log_entries WHERE octet_length(title) <> char_length(title) OR octet_length(content) <> char_length(content)',
+      );
+      for (const r of rows) await tx.run(`UPDATE log_entries SET search = ${ENTRY_SEARCH_SQL} WHERE n = ?`, [...entrySearchParams(r.title, r.content), r.n]);
+      await tx.run("INSERT INTO ap_meta (key, value) VALUES ('search_words', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(SEARCH_WORDS_VERSION)]);
+      return rows.length;
     });
   }
 

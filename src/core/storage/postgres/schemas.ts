@@ -68,6 +68,33 @@ const progress: PgSchemaStream = {
         'CREATE TRIGGER log_entries_ad AFTER DELETE ON log_entries FOR EACH ROW EXECUTE FUNCTION ap_entries_ad()',
       ],
     },
+    {
+      version: 2,
+      description: 'title substring search through a pg_trgm index when the server has the extension',
+      statements: [
+        // pg_trgm is a contrib extension, trusted since PostgreSQL 13 (a user with CREATE on the
+        // database may install it). Where it is missing or may not be installed, the block gives up
+        // quietly (its own subtransaction) and `query` scans the candidate rows, as before.
+        `DO $$
+         BEGIN
+           BEGIN
+             CREATE EXTENSION IF NOT EXISTS pg_trgm;
+           EXCEPTION WHEN OTHERS THEN
+             RAISE NOTICE 'pg_trgm is not available (%): title substring search scans the rows', SQLERRM;
+           END;
+           IF EXISTS (SELECT 1 FROM pg_opclass WHERE opcname = 'gin_trgm_ops' AND pg_opclass_is_visible(oid)) THEN
+             EXECUTE 'CREATE INDEX IF NOT EXISTS idx_entries_title_trgm ON log_entries USING GIN (title_fold gin_trgm_ops)';
+           END IF;
+         END $$`,
+      ],
+    },
+    {
+      version: 3,
+      description: 'digest marks: which session digest parts were written, kept when their entries are archived or deleted',
+      statements: [
+        'CREATE TABLE digest_marks (entry_id TEXT COLLATE "C" PRIMARY KEY, covered_to BIGINT NOT NULL, covered_until TEXT COLLATE "C", created_at TEXT COLLATE "C" NOT NULL)',
+      ],
+    },
   ],
 };
 

@@ -1,16 +1,29 @@
 // Full-text search on PostgreSQL with the same query language as the embedded engine (words ANDed,
 // "quoted phrases", a trailing * for a prefix, OR between words, a leading - to exclude). Words are
 // split here, in JavaScript, on both sides (the indexed text and the query) with the rule FTS4's
-// unicode61 tokenizer follows (runs of letters, digits and marks), so the two backends agree on
-// what a word is; PostgreSQL's 'simple' configuration then only lowercases, with no stemming and
-// no stop words, like unicode61.
+// unicode61 tokenizer follows (runs of letters and digits, diacritics removed, lowercased), so the
+// two backends agree on what a word is: "café" and "cafe" are one word on both. PostgreSQL's
+// 'simple' configuration then only lowercases, with no stemming and no stop words, like unicode61.
 
-const RUN = /[\p{L}\p{N}\p{M}]+/gu;
+import { parseFullText, type Phrase } from '../sqlite/search';
 
-/** The words of a text, lowercased, space-separated: what to_tsvector('simple', ...) indexes. */
-export function searchWords(text: string): string {
-  return (text.match(RUN) ?? []).map((w) => w.toLowerCase()).join(' ');
+const RUN = /[\p{L}\p{N}]+/gu;
+
+/** The words of a text as unicode61 reads them: diacritics removed, lowercased. */
+export function wordsOf(text: string): string[] {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(RUN) ?? [];
 }
+
+/** The words of a text, space-separated: what to_tsvector('simple', ...) indexes. */
+export function searchWords(text: string): string {
+  return wordsOf(text).join(' ');
+}
+
+/**
+ * Version of searchWords that built the stored vectors (ap_meta `search_words`): 1 kept diacritics;
+ * rows with non-ASCII text are re-indexed once on open (progressRepo.ts reindexWords).
+ */
+export const SEARCH_WORDS_VERSION = 2;
 
 function lexeme(word: string): string {
   return `'${word.toLowerCase().replace(/'/g, "''")}'`;
@@ -28,45 +41,21 @@ function phrase(words: string[], prefix: boolean): string {
 
 /**
  * Free text as a to_tsquery('simple', ...) expression, or undefined when nothing searchable is
- * left. As in FTS4, OR binds loosest: `a b OR c` means (a AND b) OR c.
+ * left. The text is read by the embedded engine's parser, so both backends take it alike: OR binds
+ * loosest (`a b OR c` means (a AND b) OR c), and excluded phrases apply to the whole query.
  */
 export function fullTextTsQuery(text: string): string | undefined {
-  const positives: (string | 'OR')[] = [];
-  const negatives: string[] = [];
-  const re = /(-?)"([^"]*)"|(\S+)/g;
-  for (const m of text.matchAll(re)) {
-    let negate: boolean;
-    let body: string;
-    if (m[2] !== undefined) {
-      negate = m[1] === '-';
-      const words = m[2].match(RUN);
-      if (!words) continue;
-      body = phrase(words, false);
-    } else {
-      const raw = m[3]!;
-      if (raw === 'AND') continue;
-      if (raw === 'OR') {
-        if (positives.length > 0 && positives[positives.length - 1] !== 'OR') positives.push('OR');
-        continue;
-      }
-      negate = raw.startsWith('-') && raw.length > 1;
-      const words = raw.match(RUN);
-      if (!words) continue;
-      body = phrase(words, raw.endsWith('*'));
-    }
-    (negate ? negatives : positives).push(body);
-  }
-  while (positives[positives.length - 1] === 'OR') positives.pop();
-  if (positives.length === 0) return undefined;
+  const query = parseFullText(text);
+  if (!query) return undefined;
+  // The parser keeps a word's diacritics; the stored vectors have them removed (wordsOf).
+  const body = (p: Phrase): string => {
+    const words = wordsOf(p.words.join(' '));
+    return phrase(words.length > 0 ? words : p.words.map((w) => w.toLowerCase()), p.prefix);
+  };
   // AND-groups between the ORs, then OR the groups.
-  const groups: string[][] = [[]];
-  for (const p of positives) {
-    if (p === 'OR') groups.push([]);
-    else groups[groups.length - 1]!.push(p);
-  }
-  const include = groups.map((g) => (g.length === 1 ? g[0]! : `(${g.join(' & ')})`)).join(' | ');
-  if (negatives.length === 0) return include;
-  return `(${include}) & !(${negatives.join(' | ')})`;
+  const include = query.groups.map((g) => (g.length === 1 ? body(g[0]!) : `(${g.map(body).join(' & ')})`)).join(' | ');
+  if (query.negatives.length === 0) return include;
+  return `(${include}) & !(${query.negatives.map(body).join(' | ')})`;
 }
 
 /** Rank weights {D, C, B, A}: a word in the title (A) counts twice one in the content (B), as in the embedded BM25. */

@@ -130,6 +130,8 @@ export interface EngineStats {
   snapshotBytes: number;
   journalBytes: number;
   checkpoints: number;
+  /** A write of this process waits for the fresh-snapshot rule (not yet in the file at the ledger path). */
+  freshPending: boolean;
 }
 
 export { APPLICATION_ID } from '../ledgerFiles';
@@ -233,6 +235,10 @@ export class SqliteEngine {
   private idleTimer: NodeJS.Timeout | undefined;
   /** When the oldest write not yet in a snapshot was made by this process (the fresh-snapshot rule). */
   private freshSince: number | undefined;
+  /** The seq of the first write of this process not yet known to be in a snapshot (with freshSince). */
+  private freshSinceSeq = 0;
+  /** The seq of this process's last write. */
+  private ownSeq = 0;
   /** This process wrote since it opened the ledger: it leaves a current snapshot when it closes. */
   private wrote = false;
   private checkpointQueued = false;
@@ -365,6 +371,7 @@ export class SqliteEngine {
       snapshotBytes: this.snapshotBytes,
       journalBytes: this.journal ? this.journal.offset - HEADER_SIZE : 0,
       checkpoints: this.checkpoints,
+      freshPending: this.freshSince !== undefined,
     };
   }
 
@@ -890,6 +897,8 @@ export class SqliteEngine {
     this.lastSeq = seq;
     this.changes = changes;
     this.wrote = true;
+    this.ownSeq = seq;
+    if (this.freshSince === undefined) this.freshSinceSeq = seq;
     const origins = settled.filter((s) => s.ok).map((s) => s.item.origin ?? -1);
     this.emit({ foreign: false, seq, maintenance, origins });
     this.scheduleCheckpointIfDue();
@@ -1036,6 +1045,50 @@ export class SqliteEngine {
     }
   }
 
+  private scheduleFresh(ms: number): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (!this.closed) this.freshSnapshot().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
+    }, ms);
+    this.idleTimer.unref();
+  }
+
+  /**
+   * The fresh-snapshot rule, shared by every process writing the ledger: a snapshot another
+   * process wrote since our first pending write counts as ours, and the lock is only taken when
+   * free. Ten writers thus write about one snapshot a second between them, and a snapshot never
+   * queues for the lock ahead of a write (waiters would starve under load).
+   */
+  private freshSnapshot(): Promise<void> {
+    return this.mutex.run(async () => {
+      const policy = this.policy;
+      if (this.closed || !policy || this.freshSince === undefined) return;
+      this.catchUp(false);
+      const baseSeq = this.journal ? this.headerBaseSeq(this.journal) : -1;
+      if (baseSeq >= this.ownSeq) {
+        this.freshSince = undefined; // every write of ours is in the file at the ledger path
+        return;
+      }
+      if (baseSeq >= this.freshSinceSeq) {
+        // Our earlier writes are in; the later ones wait a full interval from now.
+        this.freshSince = Date.now();
+        this.freshSinceSeq = baseSeq + 1;
+        this.scheduleFresh(policy.freshMs);
+        return;
+      }
+      if (!this.lock.tryAcquire()) {
+        this.scheduleFresh(Math.max(50, policy.freshMs / 4));
+        return;
+      }
+      try {
+        this.checkpointLocked();
+      } finally {
+        this.lock.release();
+      }
+    });
+  }
+
   private scheduleCheckpointIfDue(): void {
     const policy = this.policy;
     if (!policy || this.closed) return;
@@ -1055,11 +1108,7 @@ export class SqliteEngine {
       const now = Date.now();
       this.freshSince ??= now;
       const at = Math.min(now + policy.freshMs, this.freshSince + 5 * policy.freshMs);
-      this.idleTimer = setTimeout(() => {
-        this.idleTimer = undefined;
-        if (!this.closed) this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
-      }, Math.max(0, at - now));
-      this.idleTimer.unref();
+      this.scheduleFresh(Math.max(0, at - now));
       return;
     }
     if (journalBytes < Math.max(policy.idleMinBytes, this.snapshotBytes * policy.idleSnapshotRatio)) return;

@@ -1,78 +1,16 @@
 // ProgressStore on the embedded engine: every SQL statement of the progress log lives here.
 
 import { LedgerError } from '../../errors';
-import type { EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
+import type { DigestMark, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
-import type { ReadTx, SqliteEngine, SqlValue } from './engine';
+import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
 import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
 import { TitleIndex } from './titleIndex';
-
-interface EntryRow {
-  id: string;
-  project_id: string;
-  title: string;
-  content: string;
-  summary: string | null;
-  summary_source: string | null;
-  created_at: string;
-  tags: string;
-  agent_id: string | null;
-}
-
-interface ListingRow {
-  id: string;
-  project_id: string;
-  title: string;
-  created_at: string;
-  tags: string;
-  agent_id: string | null;
-  has_summary: number;
-  snippet?: string;
-}
-
-const ENTRY_COLUMNS = 'id, project_id, title, content, summary, summary_source, created_at, tags, agent_id';
-const LISTING_COLUMNS = 'e.id, e.project_id, e.title, e.created_at, e.tags, e.agent_id, e.summary IS NOT NULL AS has_summary';
-
-function parseTags(json: string): string[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function toEntry(row: EntryRow): LogEntry {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    title: row.title,
-    content: row.content,
-    summary: row.summary,
-    summarySource: (row.summary_source as SummarySource | null) ?? null,
-    createdAt: row.created_at,
-    tags: parseTags(row.tags),
-    agentId: row.agent_id,
-  };
-}
-
-function toListing(row: ListingRow): EntryListing {
-  const listing: EntryListing = {
-    id: row.id,
-    projectId: row.project_id,
-    title: row.title,
-    createdAt: row.created_at,
-    tags: parseTags(row.tags),
-    agentId: row.agent_id,
-    hasSummary: row.has_summary === 1,
-  };
-  if (typeof row.snippet === 'string') listing.snippet = row.snippet.replace(/\s+/g, ' ').trim();
-  return listing;
-}
+import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 
 /** Above this many candidates, a date-ordered listing walks the date index instead of sorting them. */
 const SORT_CANDIDATES_MAX = 2_000;
@@ -82,10 +20,21 @@ const INDEX_BATCH = 500;
 const INDEX_SOON = 200;
 const INDEX_IDLE_MS = 250;
 
-function textBound(iso: string): string {
-  if (iso.startsWith('+')) return '9999-12-31T23:59:59.999Z';
-  if (iso.startsWith('-')) return '0000-01-01T00:00:00.000Z';
-  return iso;
+/** An entry's rows: the entry, its project, its tags, and its place in the index queue (fts_pending). */
+function insertRow(tx: WriteTx, entry: NewEntry): void {
+  const titleFold = fold(entry.title);
+  tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [entry.projectId, entry.projectId, entry.createdAt]);
+  tx.run(
+    'INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content],
+  );
+  tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
+  for (const tag of entry.tags) {
+    tx.run(
+      'INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?',
+      [fold(tag), tag, entry.id],
+    );
+  }
 }
 
 /**
@@ -218,26 +167,29 @@ export class SqliteProgressStore implements ProgressStore {
   constructor(private readonly engine: SqliteEngine) {}
 
   async insertEntry(entry: NewEntry): Promise<void> {
-    const titleFold = fold(entry.title);
-    const tags = entry.tags;
     await this.engine.write((tx) => {
       if (tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) {
         throw new LedgerError('conflict', `An entry with id ${entry.id} already exists`, { retryable: true });
       }
-      tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [entry.projectId, entry.projectId, entry.createdAt]);
-      tx.run(
-        'INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(tags), entry.agentId, entry.content],
-      );
-      tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
-      for (const tag of tags) {
-        tx.run(
-          'INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?',
-          [fold(tag), tag, entry.id],
-        );
-      }
+      insertRow(tx, entry);
     });
     this.scheduleIndexing();
+  }
+
+  async insertDigest(entry: NewEntry, mark: DigestMark): Promise<boolean> {
+    const inserted = await this.engine.write((tx) => {
+      if (tx.get('SELECT 1 AS x FROM digest_marks WHERE entry_id = ?', [entry.id]) || tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) return false;
+      insertRow(tx, entry);
+      tx.run('INSERT INTO digest_marks (entry_id, covered_to, covered_until, created_at) VALUES (?, ?, ?, ?)', [entry.id, mark.coveredTo, mark.coveredUntil, entry.createdAt]);
+      return true;
+    });
+    if (inserted) this.scheduleIndexing();
+    return inserted;
+  }
+
+  async getDigestMark(entryId: string): Promise<DigestMark | undefined> {
+    const row = this.engine.read((tx) => tx.get<{ covered_to: number; covered_until: string | null }>('SELECT covered_to, covered_until FROM digest_marks WHERE entry_id = ?', [entryId]));
+    return row ? { coveredTo: Number(row.covered_to), coveredUntil: row.covered_until } : undefined;
   }
 
   /**
@@ -370,7 +322,7 @@ export class SqliteProgressStore implements ProgressStore {
     return { entries, total: page.total };
   }
 
-  /** The seed's title substring (with any of its filters, without `text`) from the title index. */
+  /** The specification's title substring (with any of its filters, without `text`) from the title index. */
   private titlePage(tx: ReadTx, q: EntryQuery): EntryPage | undefined {
     if (q.text !== undefined && q.text.trim() !== '') return undefined;
     const query = q.query ? fold(q.query) : '';

@@ -1,4 +1,4 @@
-// The seed's `query` (a substring of the title, case- and width-insensitive) without a scan of the
+// The specification's `query` (a substring of the title, case- and width-insensitive) without a scan of the
 // ledger per search: every entry's folded title, date, project and folded tags are held here in the
 // listing's order (newest first), and a search walks them once with String.includes, counting the
 // matches and keeping the page. At 100k entries that is a few milliseconds, however many titles

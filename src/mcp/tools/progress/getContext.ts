@@ -1,4 +1,4 @@
-// get_context: one entry's summary, written once and cached (seed progress-tracker §4.2).
+// get_context: one entry's summary, written once and cached (Agent Progress Tracker specification, README "Tools").
 
 import { getContextInput, getContextOutput } from '../../../core/progress/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

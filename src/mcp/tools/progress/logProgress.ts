@@ -1,4 +1,4 @@
-// log_progress: record a completed step in the project's shared log (seed progress-tracker §4.1).
+// log_progress: record a completed step in the project's shared log (Agent Progress Tracker specification, README "Tools").
 
 import { logProgressInput, logProgressOutput } from '../../../core/progress/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// search_logs: find entries by title, tags, dates or full text; never content (seed §4.3).
+// search_logs: find entries by title, tags, dates or full text; `query` matches titles only, never content.
 
 import { searchLogsInput, searchLogsOutput } from '../../../core/progress/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// add_task: Queue one task: a type's variables (its template makes the instructions), or plain instructions without a type (seed taskdriver).
+// add_task: Queue one task: a type's variables (its template makes the instructions), or plain instructions without a type (TaskDriver specification, README "Tools").
 
 import { addTaskInput, addTaskOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

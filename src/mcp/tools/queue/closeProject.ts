@@ -1,4 +1,4 @@
-// close_project: Close a project: no task is assigned from then on; running tasks can still be completed (seed taskdriver).
+// close_project: Close a project: no task is assigned from then on; running tasks can still be completed (TaskDriver specification, README "Tools").
 
 import { projectInput, projectResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// complete_task: Report the task you hold as done, with what was done (seed taskdriver).
+// complete_task: Report the task you hold as done, with what was done (TaskDriver specification, README "Tools").
 
 import { completeTaskInput, completeOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// create_project: Create a task queue project (its id is the name) (seed taskdriver).
+// create_project: Create a task queue project (its id is the name) (TaskDriver specification, README "Tools").
 
 import { createProjectInput, projectResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

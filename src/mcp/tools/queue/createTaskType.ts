@@ -1,4 +1,4 @@
-// create_task_type: Define a kind of task: a template with {{variable}} placeholders (filled per task), duplicate handling by variables, retries and lease length (seed taskdriver).
+// create_task_type: Define a kind of task: a template with {{variable}} placeholders (filled per task), duplicate handling by variables, retries and lease length (TaskDriver specification, README "Tools").
 
 import { createTaskTypeInput, taskTypeResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// create_tasks_bulk: Queue up to 1,000 tasks in one call; each row like add_task (seed taskdriver).
+// create_tasks_bulk: Queue up to 1,000 tasks in one call; each row like add_task (TaskDriver specification, README "Tools").
 
 import { createTasksBulkInput, bulkOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

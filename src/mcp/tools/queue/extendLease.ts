@@ -1,4 +1,4 @@
-// extend_lease: Add minutes to the lease of the task you hold, before it runs out (an expired task goes back to the queue) (seed taskdriver).
+// extend_lease: Add minutes to the lease of the task you hold, before it runs out (an expired task goes back to the queue) (TaskDriver specification, README "Tools").
 
 import { extendLeaseInput, completeOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

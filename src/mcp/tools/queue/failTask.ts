@@ -1,4 +1,4 @@
-// fail_task: Report that the task you hold failed (seed taskdriver).
+// fail_task: Report that the task you hold failed (TaskDriver specification, README "Tools").
 
 import { failTaskInput, failOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

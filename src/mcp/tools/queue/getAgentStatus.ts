@@ -1,4 +1,4 @@
-// get_agent_status: An agent's state: idle or working, its current task, when it was last seen (seed taskdriver).
+// get_agent_status: An agent's state: idle or working, its current task, when it was last seen (TaskDriver specification, README "Tools").
 
 import { agentStatusInput, agentResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

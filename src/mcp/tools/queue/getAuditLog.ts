@@ -1,4 +1,4 @@
-// get_audit_log: A project's audit trail, newest first: who created, assigned, completed, failed, requeued what and when (seed taskdriver).
+// get_audit_log: A project's audit trail, newest first: who created, assigned, completed, failed, requeued what and when (TaskDriver specification, README "Tools").
 
 import { auditLogInput, auditOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// get_current_task: The task you hold now, if any, with its instructions and lease (seed taskdriver).
+// get_current_task: The task you hold now, if any, with its instructions and lease (TaskDriver specification, README "Tools").
 
 import { agentInput, currentTaskOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// get_project: A project's details, settings and task counts (seed taskdriver).
+// get_project: A project's details, settings and task counts (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, projectResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// get_project_status: A project's queue at a glance: counts by status, agents working and idle, the oldest queued task, the next lease to expire (seed taskdriver).
+// get_project_status: A project's queue at a glance: counts by status, agents working and idle, the oldest queued task, the next lease to expire (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, projectStatusOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

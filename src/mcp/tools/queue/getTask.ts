@@ -1,4 +1,4 @@
-// get_task: One task with its instructions, status and every attempt (the history) (seed taskdriver).
+// get_task: One task with its instructions, status and every attempt (the history) (TaskDriver specification, README "Tools").
 
 import { taskInput, taskWithHistoryOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// get_task_history: Every attempt at a task: agent, times, outcome and failure reason (agent_reported, timeout, server_error) (seed taskdriver).
+// get_task_history: Every attempt at a task: agent, times, outcome and failure reason (agent_reported, timeout, server_error) (TaskDriver specification, README "Tools").
 
 import { taskInput, historyOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// get_task_type: One task type by id or name: template, variables, duplicate handling, retries, lease (seed taskdriver).
+// get_task_type: One task type by id or name: template, variables, duplicate handling, retries, lease (TaskDriver specification, README "Tools").
 
 import { taskTypeInput, taskTypeResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,6 +1,9 @@
-// The queue toolset (seed taskdriver): projects, task types, tasks, agents, status.
+// The queue toolset (TaskDriver specification, README "Tools"): projects, task types, tasks, agents, status.
 
 import type { ToolDefinition } from '../../toolRegistry';
+import type { ToolsetDescriptor } from '../../toolset';
+import { claimNextTask } from '../../prompts';
+import { taskResource } from '../../resources';
 import type { QueueToolDeps } from './deps';
 import { registerAddTask } from './addTask';
 import { registerCloseProject } from './closeProject';
@@ -51,3 +54,16 @@ export function queueTools(deps: QueueToolDeps): ToolDefinition[] {
     registerGetAuditLog(deps),
   ];
 }
+
+/**
+ * The queue toolset as the server, the README tool table and the token-budget bench read it: its
+ * tools (listed above), its paragraph of the instructions, its prompts and resource kinds.
+ */
+export const queueToolset: ToolsetDescriptor = {
+  tools: (services) => queueTools({ queue: () => services.queue() }),
+  instructions: () =>
+    'Task queue: join_project, register_agent once, then request_task; finish each task with complete_task or fail_task ' +
+    'before requesting the next, and call extend_lease when work outlasts the lease.',
+  prompts: [claimNextTask],
+  resources: [taskResource],
+};

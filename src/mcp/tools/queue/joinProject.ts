@@ -1,4 +1,4 @@
-// join_project: Start working in a project: returns its purpose and counts, and makes it the default projectId of this session's later calls (seed taskdriver).
+// join_project: Start working in a project: returns its purpose and counts, and makes it the default projectId of this session's later calls (TaskDriver specification, README "Tools").
 
 import { projectInput, projectResult } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

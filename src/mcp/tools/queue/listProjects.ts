@@ -1,4 +1,4 @@
-// list_projects: List task queue projects with their task counts; closed ones only with includeClosed (seed taskdriver).
+// list_projects: List task queue projects with their task counts; closed ones only with includeClosed (TaskDriver specification, README "Tools").
 
 import { listProjectsInput, projectsOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

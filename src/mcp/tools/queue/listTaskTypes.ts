@@ -1,4 +1,4 @@
-// list_task_types: A project's task types with their templates and variables (seed taskdriver).
+// list_task_types: A project's task types with their templates and variables (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, taskTypesOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

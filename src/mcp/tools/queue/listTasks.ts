@@ -1,4 +1,4 @@
-// list_tasks: A project's tasks in queue order, filtered by status or type, paged with limit and offset (seed taskdriver).
+// list_tasks: A project's tasks in queue order, filtered by status or type, paged with limit and offset (TaskDriver specification, README "Tools").
 
 import { listTasksInput, tasksOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// register_agent: Become an agent of a project: pick a name or be given one, and receive an API key (shown once) (seed taskdriver).
+// register_agent: Become an agent of a project: pick a name or be given one, and receive an API key (shown once) (TaskDriver specification, README "Tools").
 
 import { registerAgentInput, registerOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

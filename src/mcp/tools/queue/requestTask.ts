@@ -1,4 +1,4 @@
-// request_task: Take the next queued task (first in, first out) under a lease (seed taskdriver).
+// request_task: Take the next queued task (first in, first out) under a lease (TaskDriver specification, README "Tools").
 
 import { agentInput, requestTaskOutput } from '../../../core/queue/schemas';
 import type { ToolDefinition } from '../../toolRegistry';
@@ -15,7 +15,7 @@ export function registerRequestTask(deps: QueueToolDeps): ToolDefinition {
     output: requestTaskOutput,
     shallowOutput: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    // The instructions are the work itself: sent whole (the seed's 20,000 characters), up to the ceiling.
+    // The instructions are the work itself: sent whole (the specification's 20,000 characters), up to the ceiling.
     responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {
       const out = await (await deps.queue()).requestTask(args, ctx.session);

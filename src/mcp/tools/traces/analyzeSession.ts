@@ -1,5 +1,5 @@
 // analyze_session: a session's health: failures, loops, token usage and a 0-100 score whose
-// deductions the insights explain (seed agtrace §2).
+// deductions the insights explain (AgTrace specification, README "Tools").
 
 import { SCORING } from '../../../core/traces/analysis';
 import { analyzeSessionInput, analyzeSessionOutput } from '../../../core/traces/schemas';

@@ -1,4 +1,4 @@
-// get_event_details: one event's full payload by session and index (seed agtrace §3), secrets
+// get_event_details: one event's full payload by session and index (AgTrace specification, README "Tools"), secrets
 // redacted; a payload larger than one response comes in parts through next_cursor.
 
 import { getEventDetailsInput, getEventDetailsOutput } from '../../../core/traces/schemas';

@@ -1,4 +1,4 @@
-// get_project_info: the projects the indexed sessions ran in, with their hashes (seed agtrace §1).
+// get_project_info: the projects the indexed sessions ran in, with their hashes (AgTrace specification, README "Tools").
 
 import { getProjectInfoInput, getProjectInfoOutput } from '../../../core/traces/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

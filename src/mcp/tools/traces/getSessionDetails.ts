@@ -1,5 +1,5 @@
 // get_session_details: one session at the level of detail asked for, summary to full payloads,
-// every page under the size cap (seed agtrace §2).
+// every page under the size cap (AgTrace specification, README "Tools").
 
 import { getSessionDetailsInput, getSessionDetailsOutput } from '../../../core/traces/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

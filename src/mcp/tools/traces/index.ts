@@ -1,7 +1,8 @@
-// The traces toolset (seed agtrace): agents' own session transcripts, disclosed progressively.
+// The traces toolset (AgTrace specification, README "Tools"): agents' own session transcripts, disclosed progressively.
 // Output schemas are listed to their top level (shallowOutput): the JSON each tool returns says the rest.
 
 import type { ToolDefinition } from '../../toolRegistry';
+import type { ToolsetDescriptor } from '../../toolset';
 import { RESPONSE_CEILING } from '../../toolResult';
 import { registerAnalyzeSession } from './analyzeSession';
 import type { TraceToolDeps } from './deps';
@@ -26,3 +27,16 @@ export function tracesTools(deps: TraceToolDeps): ToolDefinition[] {
   ];
   return tools.map((t) => ({ ...t, responseBudget: RESPONSE_CEILING }));
 }
+
+/**
+ * The traces toolset as the server, the README tool table and the token-budget bench read it: its
+ * tools (listed above), its paragraph of the instructions, its prompts and resource kinds.
+ */
+export const tracesToolset: ToolsetDescriptor = {
+  tools: (services) => tracesTools({ traces: () => services.traces(), logger: services.logger }),
+  instructions: () =>
+    'Agent sessions: list_sessions and search_event_previews find what agents did in their own transcripts on this ' +
+    'machine; get_session_details and analyze_session explain one session, get_event_details shows one event whole.',
+  prompts: [],
+  resources: [],
+};

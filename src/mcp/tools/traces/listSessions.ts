@@ -1,5 +1,5 @@
 // list_sessions: recent agent sessions across Claude Code, Codex, Gemini CLI and VS Code Copilot
-// Chat, newest first, one small page at a time (seed agtrace §1).
+// Chat, newest first, one small page at a time (AgTrace specification, README "Tools").
 
 import { listSessionsInput, listSessionsOutput } from '../../../core/traces/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

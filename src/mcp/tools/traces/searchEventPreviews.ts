@@ -1,5 +1,5 @@
 // search_event_previews: find events across sessions by text, as short typed previews with the
-// event_index that get_event_details takes (seed agtrace §3).
+// event_index that get_event_details takes (AgTrace specification, README "Tools").
 
 import { searchEventPreviewsInput, searchEventPreviewsOutput } from '../../../core/traces/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// search_events: deprecated (seed agtrace v0.4.0), kept so that older prompts keep working;
+// search_events: deprecated (AgTrace specification v0.4.0, README "Tools"), kept so that older prompts keep working;
 // search_event_previews plus get_event_details replace it.
 
 import { searchEventsInput, searchEventsOutput } from '../../../core/traces/schemas';

@@ -1,9 +1,9 @@
-// How the traces tools answer (seed agtrace): the data as structuredContent and, for clients that
+// How the traces tools answer (AgTrace specification, README "Tools"): the data as structuredContent and, for clients that
 // read only text, the same JSON as text; every failure as an isError result whose text is the
-// seed's {"error": {code, message, details, retryable}}, bad arguments included (invalid_parameter),
+// specification's {"error": {code, message, details, retryable}}, bad arguments included (invalid_parameter),
 // where the progress tools use JSON-RPC -32602. A failure carries no structuredContent: SDK clients
 // validate any structuredContent against the tool's outputSchema, error results included, and
-// would turn the seed's error into a schema mismatch. Never a stack trace.
+// would turn the specification's error into a schema mismatch. Never a stack trace.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isLedgerError } from '../../../core/errors';
@@ -18,7 +18,7 @@ export function traceFailure(error: TraceErrorShape): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error }) }], isError: true };
 }
 
-/** Runs a tool body and maps what it throws to the seed's structured errors. */
+/** Runs a tool body and maps what it throws to the specification's structured errors. */
 export async function traced(tool: string, logger: Logger, run: () => Promise<object>): Promise<CallToolResult> {
   try {
     return traceSuccess(await run());

@@ -1,5 +1,5 @@
 // complete_task: end a tracked task; report the files it changed and check them against its
-// declared areas (seed workflow-tracking §6).
+// declared areas (workflow-tracking protocol, README "Tools").
 
 import { completeTaskInput, completeTaskOutput } from '../../../core/workflow/schemas';
 import type { CompletedTask } from '../../../core/workflow/workflowService';

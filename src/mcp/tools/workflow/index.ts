@@ -1,8 +1,11 @@
-// The workflow toolset (seed workflow-tracking-protocol): start_workflow, start_task,
+// The workflow toolset (workflow-tracking protocol, README "Tools"): start_workflow, start_task,
 // log_decision, log_issue, log_milestone, complete_task. complete_task is also a queue tool, so
 // this toolset and queue never share a server (toolsets.ts refuses the pair).
 
 import type { ToolDefinition } from '../../toolRegistry';
+import type { ToolsetDescriptor } from '../../toolset';
+import { startTrackedTask } from '../../prompts';
+import { workflowResource } from '../../resources';
 import { registerCompleteTask } from './completeTask';
 import type { WorkflowToolDeps } from './deps';
 import { registerLogDecision } from './logDecision';
@@ -21,3 +24,16 @@ export function workflowTools(deps: WorkflowToolDeps): ToolDefinition[] {
     registerCompleteTask(deps),
   ];
 }
+
+/**
+ * The workflow toolset as the server, the README tool table and the token-budget bench read it: its
+ * tools (listed above), its paragraph of the instructions, its prompts and resource kinds.
+ */
+export const workflowToolset: ToolsetDescriptor = {
+  tools: (services) => workflowTools({ workflow: () => services.workflow() }),
+  instructions: () =>
+    'Workflows: start_workflow for multi-step work, start_task before changing files, log_decision / log_issue / ' +
+    'log_milestone as you go, and complete_task, which records the files the task changed.',
+  prompts: [startTrackedTask],
+  resources: [workflowResource],
+};

@@ -1,4 +1,4 @@
-// log_decision: record an architectural decision of a running task (seed workflow-tracking §3).
+// log_decision: record an architectural decision of a running task (workflow-tracking protocol, README "Tools").
 
 import { logDecisionInput, logDecisionOutput } from '../../../core/workflow/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

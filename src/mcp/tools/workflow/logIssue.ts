@@ -1,4 +1,4 @@
-// log_issue: record a problem met during a running task (seed workflow-tracking §4).
+// log_issue: record a problem met during a running task (workflow-tracking protocol, README "Tools").
 
 import { logIssueInput, logIssueOutput } from '../../../core/workflow/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// log_milestone: a short live update of a running task for people watching (seed §5).
+// log_milestone: a short live update of a running task for people watching (workflow-tracking protocol, README "Tools").
 
 import { logMilestoneInput, logMilestoneOutput } from '../../../core/workflow/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,4 +1,4 @@
-// start_task: start a tracked task or subtask and snapshot the files (seed workflow-tracking §2).
+// start_task: start a tracked task or subtask and snapshot the files (workflow-tracking protocol, README "Tools").
 
 import { startTaskInput, startTaskOutput } from '../../../core/workflow/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

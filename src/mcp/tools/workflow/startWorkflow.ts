@@ -1,4 +1,4 @@
-// start_workflow: open a workflow, the container of tracked tasks (seed workflow-tracking §1).
+// start_workflow: open a workflow, the container of tracked tasks (workflow-tracking protocol, README "Tools").
 
 import { startWorkflowInput, startWorkflowOutput } from '../../../core/workflow/schemas';
 import type { ToolDefinition } from '../../toolRegistry';

@@ -1,6 +1,8 @@
 // Session digests against the shared transcript fixtures and generated Claude Code sessions: one
 // entry per idle session with its files, commands and failures; a follow-up when a resumed session
-// grows; nothing twice across runs and restarts; opt-outs hold; secrets never reach the ledger.
+// grows; nothing twice across runs and restarts, nor after retention archives or deletes a digest;
+// a Gemini CLI session renumbered by a rewind still gets its follow-up; opt-outs hold; secrets never
+// reach the ledger.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -24,6 +26,34 @@ function open(options: { dir: string; home: string; workspace: string; now?: () 
     ...(options.now ? { clock: options.now } : {}),
     ...(options.settings ? { digests: () => options.settings! } : {}),
   });
+}
+
+/** A Gemini CLI chat as the CLI writes it: a metadata line, messages appended, $set lines, in `home`. */
+function geminiChat(home: string, workspace: string, id: string, start: Date): { file: string; append: (records: object[]) => void } {
+  const dir = path.join(home, '.gemini', 'tmp', path.basename(workspace));
+  fs.mkdirSync(path.join(dir, 'chats'), { recursive: true });
+  fs.writeFileSync(path.join(dir, '.project_root'), workspace);
+  const file = path.join(dir, 'chats', `session-${start.toISOString().slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.jsonl`);
+  fs.writeFileSync(file, JSON.stringify({ sessionId: id, projectHash: 'f'.repeat(64), startTime: start.toISOString(), lastUpdated: start.toISOString(), kind: 'main' }) + '\n');
+  return { file, append: (records) => fs.appendFileSync(file, records.map((r) => JSON.stringify(r) + '\n').join('')) };
+}
+
+function geminiTurn(at: Date, n: string, prompt: string, calls: { name: string; args: object; output: string }[]): object[] {
+  const t = (s: number): string => new Date(at.getTime() + s * 1000).toISOString();
+  return [
+    { id: `u-${n}`, timestamp: t(0), type: 'user', content: [{ text: prompt }] },
+    { $set: { lastUpdated: t(0) } },
+    {
+      id: `g-${n}`,
+      timestamp: t(2),
+      type: 'gemini',
+      content: '',
+      model: 'gemini-2.5-pro',
+      tokens: { input: 100, output: 10, cached: 0, thoughts: 0, tool: 0, total: 110 },
+      toolCalls: calls.map((c, k) => ({ id: `${c.name}-${n}-${k}`, name: c.name, args: c.args, status: 'success', timestamp: t(3 + k), result: [{ functionResponse: { id: `${c.name}-${n}-${k}`, name: c.name, response: { output: c.output } } }] })),
+    },
+    { $set: { lastUpdated: t(3 + calls.length) } },
+  ];
 }
 
 async function autoEntries(services: Services, projectId: string) {
@@ -136,6 +166,73 @@ describe('session digests', () => {
       assert.equal(followUp.title, 'Now document the coupon API (continued)');
       assert.match(followUp.content, /- README\.md/);
       assert.doesNotMatch(followUp.content, /coupon\.ts/);
+      assert.equal((await digests.run()).written.length, 0);
+    } finally {
+      await services.close();
+    }
+  });
+
+  it('digests a session part once, even after retention archives or deletes its entry, and after a restart', async () => {
+    const dir = tempDir();
+    const services = open({ dir, home: FIXTURE_HOME, workspace: ACME });
+    const later = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    try {
+      assert.equal((await (await services.digests()).run()).written.length, 8);
+      const ledger = await services.ledger();
+      assert.equal(await ledger.transfer.archiveEntriesBefore({ before: later }, new Date().toISOString()), 8);
+      assert.deepEqual(await autoEntries(services, 'acme-shop'), []);
+      let run = await (await services.digests()).run();
+      assert.deepEqual([run.written.length, run.alreadyWritten, run.pending.length], [0, 0, 0]);
+      // Restored without a conflict: nothing was written under their ids meanwhile.
+      assert.equal(await ledger.transfer.restoreArchived(), 8);
+      assert.equal((await autoEntries(services, 'acme-shop')).length, 8);
+      assert.equal(await ledger.transfer.deleteEntriesBefore({ before: later }), 8);
+      run = await (await services.digests()).run();
+      assert.deepEqual([run.written.length, run.alreadyWritten, run.pending.length], [0, 0, 0]);
+    } finally {
+      await services.close();
+    }
+    const again = open({ dir, home: FIXTURE_HOME, workspace: ACME });
+    try {
+      const run = await (await again.digests()).run();
+      assert.deepEqual([run.written.length, run.pending.length], [0, 0]);
+      assert.deepEqual(await autoEntries(again, 'acme-shop'), []);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('writes the follow-up of a Gemini CLI session whose rewind renumbered its events, with only the new work', async () => {
+    const home = tempDir();
+    const workspace = tempDir('ap-ws-');
+    const id = '7d0c5e1a-1111-4222-8333-944445555666';
+    const start = new Date('2026-06-01T10:00:00Z');
+    const chat = geminiChat(home, workspace, id, start);
+    const edit = (file: string): { name: string; args: object; output: string } => ({ name: 'replace', args: { file_path: path.join(workspace, file), old_string: 'a', new_string: 'b' }, output: 'Successfully modified file' });
+    const shell = (command: string): { name: string; args: object; output: string } => ({ name: 'run_shell_command', args: { command }, output: 'Output: ok\nExit Code: 0' });
+    chat.append(geminiTurn(start, '1', 'Rename the cart module', [edit('src/a.ts'), edit('src/b.ts'), shell('npm test')]));
+    chat.append(geminiTurn(new Date(start.getTime() + 60_000), '2', 'Also update the docs', [edit('docs/old.md'), shell('npm run docs')]));
+    let now = new Date(start.getTime() + 30 * 60_000);
+    const services = open({ dir: tempDir(), home, workspace, now: () => now, settings: { idleMinutes: 10 } });
+    try {
+      const digests = await services.digests();
+      assert.deepEqual((await digests.run()).written.map((w) => w.part), [0]);
+      const projectId = path.basename(workspace);
+      const [first] = await autoEntries(services, projectId);
+      const covered = Number(/part 1, events 0-(\d+): drill in/.exec(first!.content)?.[1]);
+      // Resumed two hours later: the person rewinds the docs request and asks for something else.
+      // After the replay the session has fewer events than the first digest covered.
+      const resumed = new Date(start.getTime() + 120 * 60_000);
+      chat.append([{ $rewindTo: 'u-2' }, ...geminiTurn(resumed, '3', 'Instead, write the changelog', [edit('CHANGELOG.md')])]);
+      now = new Date(resumed.getTime() + 30 * 60_000);
+      const run = await digests.run();
+      assert.deepEqual(run.written.map((w) => [w.part, w.entryId]), [[1, digestEntryId('gemini', id, 1)]]);
+      const followUp = (await autoEntries(services, projectId)).find((e) => e.id === digestEntryId('gemini', id, 1))!;
+      assert.equal(followUp.title, 'Instead, write the changelog (continued)');
+      assert.match(followUp.content, /\*\*Files written or edited \(1\):\*\*\n- CHANGELOG\.md/);
+      assert.doesNotMatch(followUp.content, /src\/a\.ts|docs\/old\.md/);
+      const [, from, to] = /part 2, events (\d+)-(\d+): drill in/.exec(followUp.content) ?? [];
+      assert.ok(Number(from) < Number(to) && Number(to) < covered, `${from}-${to} within the renumbered session (first part 0-${covered})`);
       assert.equal((await digests.run()).written.length, 0);
     } finally {
       await services.close();

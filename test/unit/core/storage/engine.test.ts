@@ -454,6 +454,20 @@ describe('storage engine', () => {
     assert.equal(all(a).k, 'v');
   });
 
+  it('writes one fresh snapshot for the writes of two processes, not one each', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file, { checkpoint: { freshMs: 5_000 } });
+    const b = await open(file, { checkpoint: { freshMs: 5_000 } });
+    const before = a.stats().checkpoints + b.stats().checkpoints;
+    await put(a, 'a', '1');
+    await put(b, 'b', '2');
+    await waitFor(() => !a.stats().freshPending && !b.stats().freshPending, 'both writes in a snapshot', 60_000);
+    assert.equal(a.stats().checkpoints + b.stats().checkpoints - before, 1, 'the first timer to fire covers both writes');
+    const c = await open(file);
+    assert.deepEqual(all(c), { a: '1', b: '2' });
+    assert.equal(c.stats().journalBytes, 0, 'both writes are in the snapshot, none only in the journal');
+  });
+
   it('writes a snapshot on its own once the journal grows past the threshold', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file, { checkpoint: { minBytes: 4096, snapshotRatio: 0, idleMs: 60_000, idleMinBytes: 1 << 30 } });

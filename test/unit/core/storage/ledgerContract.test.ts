@@ -68,6 +68,27 @@ function contract(backend: 'sqlite' | 'host' | 'postgres', factory: () => Factor
       record('entries', { got: await l.progress.getEntry('app', 'e1'), first, second });
     });
 
+    it('writes a digest entry with its mark once, and keeps the mark when the entry is archived or deleted', async () => {
+      const l = await open();
+      const entry = (id: string, minute: number) => ({ id, projectId: 'app', title: `Digest ${id}`, content: 'What the session did.', createdAt: T(minute), tags: ['auto', 'codex'], agentId: 'codex:0123abcd' });
+      assert.equal(await l.progress.insertDigest(entry('dg-part-0001', 1), { coveredTo: 12, coveredUntil: T(1) }), true);
+      assert.equal(await l.progress.insertDigest(entry('dg-part-0001', 2), { coveredTo: 40, coveredUntil: T(2) }), false);
+      // An id an entry already holds (logged without a mark) is not taken over.
+      await l.progress.insertEntry({ ...entry('dg-plain-001', 3), tags: [] });
+      assert.equal(await l.progress.insertDigest(entry('dg-plain-001', 4), { coveredTo: 1, coveredUntil: null }), false);
+      assert.equal(await l.progress.getDigestMark('dg-plain-001'), undefined);
+      const archived = await l.transfer.archiveEntriesBefore({ before: T(10) }, T(11));
+      const afterArchive = await l.progress.getDigestMark('dg-part-0001');
+      assert.equal(await l.progress.insertDigest(entry('dg-part-0001', 12), { coveredTo: 50, coveredUntil: null }), false);
+      const restored = await l.transfer.restoreArchived();
+      const deleted = await l.transfer.deleteEntriesBefore({ before: T(10) });
+      assert.equal(await l.progress.insertDigest(entry('dg-part-0001', 13), { coveredTo: 60, coveredUntil: null }), false);
+      const mark = await l.progress.getDigestMark('dg-part-0001');
+      assert.deepEqual(mark, { coveredTo: 12, coveredUntil: T(1) });
+      assert.equal((await l.progress.searchEntries({ projectId: 'app', limit: 10 })).total, 0);
+      record('digest marks', { archived, afterArchive, restored, deleted, mark });
+    });
+
     it('matches a phrase within one column and reads OR loosest, as FTS4 does', async () => {
       const l = await open();
       const rows = [

@@ -5,14 +5,18 @@
 // answers compared whole: total, top 20 and the next page. The ledger answers repeated queries from
 // saved hits (sqlite/rankedHits.ts) that follow appended entries; the comparison is repeated after
 // appends by another handle, a non-ASCII entry, a deletion and a restore, and against the SQL path
-// that ranks every hit (a date filter that excludes nothing sends the query there).
+// that ranks every hit (a date filter that excludes nothing sends the query there). On PostgreSQL
+// the matches are compared whole (totals and every hit, through an archive and a restore) and the
+// order, ts_rank's and not BM25's, by its top-20 agreement with the reference (README).
 
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import pg from 'pg';
 import { openLedger } from '../../../../src/core/storage/openLedger';
 import type { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
 import type { Ledger } from '../../../../src/core/storage/store';
 import type { EntryPage } from '../../../../src/core/progress/types';
+import { usePostgres } from '../../../helpers/postgres';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
 
 function rng(seed: number): () => number {
@@ -333,5 +337,86 @@ describe('ranked search against a plain reference', function () {
     assert.equal(top.entries[0]?.id, 'late');
     assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
     assert.equal(stats(l).builds, 3);
+  });
+});
+
+describe('ranked search against a plain reference on PostgreSQL', function () {
+  this.timeout(240_000);
+  const server = usePostgres();
+  const opened: Ledger[] = [];
+  afterEach(async () => {
+    while (opened.length > 0) await opened.pop()!.close();
+  });
+
+  /** Every hit of each query, as the reference finds them, and the top-20 overlap with BM25's top 20. */
+  async function compareMatches(l: Ledger, docs: readonly Doc[], queries: readonly string[], label: string): Promise<number[]> {
+    const agreement: number[] = [];
+    for (const text of queries) {
+      const want = reference(docs, text, 0, docs.length);
+      const all = await l.progress.searchEntries({ projectId: undefined, text, limit: Math.max(1, want.total), offset: 0 });
+      assert.equal(all.total, want.total, `${label}: total of ${text}`);
+      assert.deepEqual(all.entries.map((e) => e.id).sort(), [...want.ids].sort(), `${label}: the hits of ${text}`);
+      // Pages are slices of one order.
+      const first = await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset: 0 });
+      const second = await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset: 20 });
+      assert.deepEqual([...first.entries, ...second.entries].map((e) => e.id), all.entries.slice(0, 40).map((e) => e.id), `${label}: pages of ${text}`);
+      if (want.total === 0) continue;
+      const top = new Set(first.entries.map((e) => e.id));
+      const best = want.ids.slice(0, 20);
+      agreement.push(best.filter((id) => top.has(id)).length / best.length);
+    }
+    return agreement;
+  }
+
+  it('finds exactly the reference\'s hits for every query kind, through an archive and a restore, and reports its top-20 agreement with BM25', async () => {
+    const url = await server().createDatabase();
+    const l = await openLedger({ file: '/unused', databaseUrl: url });
+    opened.push(l);
+    const words = vocabulary(rng(3), 500);
+    const docs = makeCorpus(1200, 1, words);
+    docs.push({ id: 'accent-1', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: new Date(BASE).toISOString(), seq: 0 });
+    for (const [i, d] of docs.entries()) {
+      d.seq = i;
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    const queries = queriesFor(words, docs);
+    const agreement = await compareMatches(l, docs, queries, 'first');
+    assert.equal(agreement.length, queries.length - 1);
+    const mean = agreement.reduce((a, b) => a + b, 0) / agreement.length;
+    console.log(`      top-20 agreement of ts_rank with BM25: mean ${mean.toFixed(3)}, per query ${agreement.map((a) => a.toFixed(2)).join(' ')}`);
+    // Phrases whose hits are few enough to all be in the top 20, and the rare term, agree whole.
+    assert.ok(agreement.filter((a) => a === 1).length >= 4, agreement.join(' '));
+    assert.ok(mean >= 0.5, `mean top-20 agreement ${mean}`);
+
+    const before = new Date(BASE + 60 * 60_000).toISOString();
+    const removed = await l.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
+    assert.ok(removed > 100, `archived ${removed}`);
+    await compareMatches(l, docs.filter((d) => d.createdAt >= before), queries, 'archived');
+    await l.transfer.restoreArchived();
+    await compareMatches(l, docs, queries, 'restored');
+  });
+
+  it('re-indexes, once on open, entries whose words an older build kept with their diacritics', async () => {
+    const url = await server().createDatabase();
+    const first = await openLedger({ file: '/unused', databaseUrl: url });
+    opened.push(first);
+    await first.progress.insertEntry({ id: 'old-1', projectId: 'p', title: 'Naïve café', content: 'crème brûlée', createdAt: new Date(BASE).toISOString(), tags: [], agentId: null });
+    await first.progress.insertEntry({ id: 'plain', projectId: 'p', title: 'Plain cafe', content: 'no accents', createdAt: new Date(BASE).toISOString(), tags: [], agentId: null });
+    // What the earlier build stored: words lowercased with their diacritics, and no version mark.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query("UPDATE log_entries SET search = setweight(to_tsvector('simple', 'naïve café'), 'A') || setweight(to_tsvector('simple', 'crème brûlée'), 'B') WHERE id = 'old-1'");
+      await client.query("DELETE FROM ap_meta WHERE key = 'search_words'");
+    } finally {
+      await client.end();
+    }
+    const ids = async (l: Ledger, text: string): Promise<string[]> => (await l.progress.searchEntries({ projectId: undefined, text, limit: 10 })).entries.map((e) => e.id).sort();
+    assert.deepEqual(await ids(first, 'cafe'), ['plain'], 'the old vector does not match the folded word');
+    const second = await openLedger({ file: '/unused', databaseUrl: url });
+    opened.push(second);
+    assert.deepEqual(await ids(second, 'cafe'), ['old-1', 'plain']);
+    assert.deepEqual(await ids(second, '"creme brulee"'), ['old-1']);
+    assert.deepEqual(await ids(second, 'naïve'), ['old-1']);
   });
 });

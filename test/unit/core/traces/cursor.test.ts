@@ -1,10 +1,10 @@
 // Opaque cursors and size helpers: a cursor round-trips, and one that was tampered with, made for
-// another tool or for other filters is refused with the seed's invalid_cursor.
+// another tool or for other filters is refused with the specification's invalid_cursor.
 
 import * as assert from 'node:assert/strict';
 import { decodeCursor, encodeCursor, fingerprint } from '../../../../src/core/traces/cursor';
 import { TraceError } from '../../../../src/core/traces/errors';
-import { clip, costOf, shrinkToFit } from '../../../../src/core/traces/traceService';
+import { clip, costOf, shrinkToFit } from '../../../../src/core/responseBudget';
 
 describe('cursors and size helpers', () => {
   const q = fingerprint({ provider: 'codex', hash: undefined });

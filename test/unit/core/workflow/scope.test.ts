@@ -1,4 +1,4 @@
-// The scope check: areas as names, paths and globs; the seed's own example and warning text.
+// The scope check: areas as names, paths and globs; the specification's own example and warning text.
 
 import * as assert from 'node:assert/strict';
 import { scopeFor, verifyScope } from '../../../../src/core/workflow/scope';

@@ -94,5 +94,12 @@ export const progressSchema: SchemaStream = {
         END`,
       ],
     },
+    {
+      version: 3,
+      description: 'digest marks: which session digest parts were written, kept when their entries are archived or deleted',
+      statements: [
+        'CREATE TABLE digest_marks (entry_id TEXT PRIMARY KEY, covered_to INTEGER NOT NULL, covered_until TEXT, created_at TEXT NOT NULL)',
+      ],
+    },
   ],
 };

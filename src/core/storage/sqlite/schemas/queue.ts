@@ -1,4 +1,4 @@
-// The task queue's part of the schema (seed taskdriver). It extends the projects every toolset
+// The task queue's part of the schema (TaskDriver specification, README "Tools"). It extends the projects every toolset
 // shares (created by the progress stream, which runs first) with the queue's own columns.
 // Append migrations; never edit a shipped one; statements must be deterministic.
 

@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+// Search Logs as you type, in a real VS Code (issue 15: keystroke to results shown, goal ≤ 100 ms
+// at 100k entries). Fills a temporary ledger (bench/corpus.mjs, the storage engine's bulk loader),
+// starts code-server with this checkout's extension in development mode and headless Chromium
+// (scripts/vscode/codeServer.mjs), opens Agent Progress: Search Logs from the palette and types
+// words letter by letter, as a person would, with a pause between keys. For each key: the time
+// from just before the key is sent to the animation frame in which the list shows that value's
+// answer (its first rows' titles and snippets, computed beforehand by the same quickSearch on the
+// same ledger in this process). Keys whose answer looks the same as the previous key's on screen
+// cannot be told apart and are counted apart. Never asserts on time; writes
+// bench/results/palette-latest.md.
+//
+// Status (2026-11-26): no figure yet. At 300 entries the first two keys were recognised; at "dur"
+// the list showed the right entries in another order than quickSearch's ranking: VS Code's quick
+// pick re-sorts items by how their label matches the typed value (sortByLabel, on by default and
+// not settable by a published extension), so Search Logs does not show the ranked order. The check
+// compares the first rows in rank order and waits for ever. Either the palette keeps its order
+// (labels that VS Code's sort leaves alone) or the check compares the set of rows shown.
+//
+//   node bench/palette.mjs [--entries=N] [--pause=MS]      (build dist/ first: node esbuild.mjs)
+
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createCorpus } from './corpus.mjs';
+import { loadHarness } from './harnessLoader.mjs';
+
+const benchDir = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(benchDir, '..');
+const argv = process.argv.slice(2);
+const option = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const unknown = argv.filter((a) => !/^--(entries|pause)=\d+$/.test(a));
+if (unknown.length > 0) {
+  process.stderr.write(`Unknown argument(s): ${unknown.join(' ')}\nUsage: node bench/palette.mjs [--entries=N] [--pause=MS]\n`);
+  process.exit(2);
+}
+const ENTRIES = Number(option('entries') ?? 100_000);
+const PAUSE = Number(option('pause') ?? 300);
+const ROWS = 4;
+const say = (line) => process.stderr.write(`bench: ${line}\n`);
+
+const p = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const ms = (x) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(1) : x.toFixed(0)) : '-');
+
+async function main() {
+  if (!fs.existsSync(path.join(root, 'dist', 'extension.js'))) throw new Error('dist/extension.js is missing: run node esbuild.mjs first');
+  const vscodeHarness = await import(pathToFileURL(path.join(root, 'scripts', 'vscode', 'codeServer.mjs')).href);
+  vscodeHarness.assertInstalled();
+  const harness = await loadHarness();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-palette-'));
+  let server;
+  let browser;
+  try {
+    const ledgerFile = path.join(tmp, 'ledger', 'data.db');
+    fs.mkdirSync(path.dirname(ledgerFile), { recursive: true, mode: 0o700 });
+    const corpus = createCorpus({ total: ENTRIES });
+    const loader = await harness.openBulkLoader(ledgerFile);
+    const t0 = performance.now();
+    for (let done = 0; done < ENTRIES; ) {
+      const batch = [];
+      for (let k = 0; k < 1_000 && done + k < ENTRIES; k++) batch.push({ ...corpus.make(done + k), id: randomBytes(9).toString('base64url') });
+      await loader.insertMany(batch);
+      done += batch.length;
+    }
+    await loader.compact();
+    await loader.close();
+    say(`ledger of ${ENTRIES} entries in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+
+    // What a person types: a common word, a medium one, two words, a rare identifier.
+    const v = corpus.vocab;
+    const phrases = [v.contentWords[0], v.contentWords[150], `${v.contentWords[150]} ${v.contentWords[0]}`, v.identifiers.filter((id) => !id.includes('_'))[40]];
+    const ledger = await harness.openLedger({ file: ledgerFile, checkpoint: false });
+    const service = new harness.ProgressService({ store: ledger.progress, summariser: new harness.Summariser([], harness.silentLogger), logger: harness.silentLogger });
+    const steps = [];
+    for (const phrase of phrases) {
+      let previous;
+      for (let i = 1; i <= phrase.length; i++) {
+        const value = phrase.slice(0, i);
+        const { entries, total } = await service.quickSearch(value, { limit: 40 });
+        const rows = entries.slice(0, ROWS).map((e) => ({ title: e.title, snippet: e.snippet ?? '' }));
+        const look = JSON.stringify(rows) + (entries.length === 0 ? value : '');
+        steps.push({ phrase, value, key: phrase[i - 1], rows, total, empty: entries.length === 0, distinct: look !== previous });
+        previous = look;
+      }
+    }
+    await ledger.close();
+
+    const workspace = path.join(tmp, 'workspace');
+    fs.mkdirSync(workspace, { recursive: true });
+    server = await vscodeHarness.startCodeServer({
+      runDir: path.join(tmp, 'run'),
+      userDataDir: path.join(tmp, 'run', 'user-data'),
+      extensionsDir: path.join(tmp, 'run', 'extensions'),
+      workspace,
+      devMode: true,
+      settings: { 'agentProgress.ledgerPath': ledgerFile },
+    });
+    browser = await vscodeHarness.launchChromium(server);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(vscodeHarness.workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [root] }), { timeout: 180_000 });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
+
+    const openPalette = async () => {
+      const deadline = Date.now() + 300_000;
+      for (;;) {
+        const ok = await (async () => {
+          await page.keyboard.press('Escape');
+          await page.locator('.part.statusbar').first().click({ position: { x: 3, y: 3 }, timeout: 5_000 }).catch(() => undefined);
+          await page.keyboard.press('F1');
+          const input = page.locator('.quick-input-widget input').first();
+          await input.waitFor({ state: 'visible', timeout: 5_000 });
+          await input.fill('>Agent Progress: Search Logs', { timeout: 5_000 });
+          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Agent Progress: Search Logs' }).first();
+          await row.waitFor({ timeout: 3_000 });
+          await row.click({ timeout: 5_000 });
+          // The command activates the extension first: slow on a loaded machine.
+          await page.locator('.quick-input-widget', { hasText: 'Search Agent Progress Logs' }).waitFor({ timeout: 90_000 });
+          return true;
+        })().catch((err) => err);
+        if (ok === true) return;
+        if (Date.now() > deadline) {
+          const shot = path.join(os.tmpdir(), `ap-bench-palette-failure-${process.pid}.png`);
+          await page.screenshot({ path: shot }).catch(() => undefined);
+          const widget = await page.locator('.quick-input-widget').first().innerText({ timeout: 2_000 }).catch(() => '(no quick input)');
+          const logs = spawnSync('bash', ['-c', `find ${JSON.stringify(tmp)} -name 'exthost*.log' -o -name 'remoteexthost.log' | head -3 | xargs -r tail -n 40`], { encoding: 'utf8' }).stdout;
+          throw new Error(`could not open Search Logs: ${ok.message.split('\n')[0]}; the quick input showed: ${widget.slice(0, 300)}; screenshot ${shot}\n${logs}`);
+        }
+      }
+    };
+
+    // As a person would: the Agent Progress sidebar first (it activates the extension and opens the
+    // ledger), then the palette. The first search shows the newest entries; not timed.
+    await page.locator('.activitybar .action-item [aria-label^="Agent Progress"]').first().click({ timeout: 120_000 });
+    await page.locator('.part.sidebar [role=treeitem]').first().waitFor({ timeout: 240_000 });
+    await openPalette();
+    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 300_000 });
+    say('palette open with the newest entries; typing');
+
+    const shown = (step) =>
+      page.waitForFunction(
+        ({ rows, empty, value }) => {
+          const list = [...globalThis.document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')].sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')));
+          const text = list.map((r) => r.innerText.replace(/\s+/g, ' '));
+          const ok = empty ? text.length > 0 && text[0].includes(`No entries match "${value}"`) : rows.every((r, i) => text[i] !== undefined && text[i].includes(r.title.replace(/\s+/g, ' ').trim()) && text[i].includes(r.snippet.replace(/\s+/g, ' ').trim()));
+          return ok ? performance.now() : false;
+        },
+        step,
+        { polling: 'raf', timeout: 120_000 },
+      );
+
+    const results = [];
+    for (const phrase of phrases) {
+      const input = page.locator('.quick-input-widget input').first();
+      await input.fill('');
+      await page.waitForTimeout(1_000);
+      for (const step of steps.filter((s) => s.phrase === phrase)) {
+        const before = await page.evaluate(() => performance.now());
+        await page.keyboard.type(step.key);
+        const handle = await shown({ rows: step.rows, empty: step.empty, value: step.value.trim() }).catch(async (err) => {
+          const seen = await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts().catch(() => []);
+          throw new Error(`${err.message.split('\n')[0]} for "${step.value}": expected ${JSON.stringify(step.rows.slice(0, 2))}, the list showed ${JSON.stringify(seen.slice(0, 3))}`);
+        });
+        const at = await handle.jsonValue();
+        results.push({ ...step, ms: at - before });
+        await page.waitForTimeout(PAUSE);
+      }
+      say(`typed "${phrase}"`);
+    }
+
+    const distinct = results.filter((r) => r.distinct);
+    const lines = [];
+    lines.push(`### Search Logs in VS Code at ${ENTRIES.toLocaleString('en-US')} entries: keystroke to results shown (ms)`, '');
+    lines.push(`Typed letter by letter with ${PAUSE} ms between keys; a key counts when its answer differs on screen from the previous key's.`, '');
+    lines.push('| value typed | hits | keystroke to shown |', '|---|---|---|');
+    for (const r of results) lines.push(`| \`${r.value}\` | ${r.total} | ${r.distinct ? ms(r.ms) : `(${ms(r.ms)}, same rows as before)`} |`);
+    lines.push('', `| keys counted | p50 | p90 | max | goal p50 | met |`, '|---|---|---|---|---|---|');
+    const med = p(distinct.map((r) => r.ms), 0.5);
+    lines.push(`| ${distinct.length} of ${results.length} | ${ms(med)} | ${ms(p(distinct.map((r) => r.ms), 0.9))} | ${ms(Math.max(...distinct.map((r) => r.ms)))} | ≤ 100 | ${med <= 100 ? 'yes' : '**no**'} |`);
+    const loadAvg = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+    lines.push('', `code-server's VS Code in headless Chromium; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`);
+    const text = lines.join('\n') + '\n';
+    process.stdout.write(text);
+    fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(benchDir, 'results', 'palette-latest.md'), text);
+  } catch (err) {
+    // What the extension host said: the reason a command or view is missing.
+    const logs = spawnSync('bash', ['-c', `find ${JSON.stringify(tmp)} -name '*.log' | grep -i -E 'exthost|agent' | head -4 | xargs -r tail -n 30`], { encoding: 'utf8' }).stdout;
+    say(`extension host logs:\n${logs}`);
+    throw err;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    if (server) {
+      const report = vscodeHarness.cleanupReport(await server.stop());
+      say(report.line);
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench/palette.mjs: ${err.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,47 @@
+// What a feature is: a folder under src/extension/ (progressLog, queue, workflows, sessions, review,
+// ledger, setup) whose feature.ts activates it from the Shared parts: it makes its view, status
+// item and pages, and lists its commands in a table, one line each (the id and the function that
+// makes the handler from the feature's deps). extension.ts lists the features.
+
+import * as vscode from 'vscode';
+import type { Logger } from '../core/log';
+import type { ApiKeyStore } from './apiKey';
+import type { CommandId } from './commandIds';
+import { Disposable, type DisposableLike } from './disposable';
+import type { LedgerConnection } from './ledgerConnection';
+import type { TraceHost } from './traceHost';
+
+/** What every feature may use: made once in activate(). */
+export interface Shared {
+  context: vscode.ExtensionContext;
+  logger: Logger;
+  output: vscode.LogOutputChannel;
+  host: LedgerConnection;
+  apiKeys: ApiKeyStore;
+  traces: TraceHost;
+}
+
+/** A command's handler, as VS Code calls it (arguments from a menu, a tree item or executeCommand). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes whatever the caller gave
+export type CommandHandler = (...args: any[]) => unknown;
+
+/** Keeps something until the feature is disposed (a command's document provider, its emitter). */
+export type Own = <T extends DisposableLike>(owned: T) => T;
+
+/** One line of a feature's command table: the id, and what makes its handler from the deps. */
+export type CommandLine<D> = readonly [CommandId, (deps: D, own: Own) => CommandHandler];
+
+/** An active feature: disposing it releases its commands, views, status items and pages. */
+export class Feature<D> extends Disposable {
+  constructor(
+    /** The feature's parts (tests inside VS Code look at them through activate()'s result). */
+    readonly deps: D,
+    commands: readonly CommandLine<D>[],
+    owned: readonly DisposableLike[] = [],
+  ) {
+    super();
+    for (const d of owned) this.register(d);
+    const own: Own = (d) => this.register(d);
+    for (const [id, make] of commands) this.register(vscode.commands.registerCommand(id, make(deps, own)));
+  }
+}

@@ -1,0 +1,69 @@
+// Agent Progress: Search Logs: a quick pick with ranked full-text results as you type (title,
+// snippet, project, date) across every project; choosing one opens the entry.
+
+import * as vscode from 'vscode';
+import type { CommandHandler } from '../../feature';
+import type { EntryListing } from '../../../core/progress/types';
+import type { ProgressLogDeps } from '../feature';
+import { relativeTime } from '../../views/format';
+import { latestSearch } from './latestSearch';
+
+interface ResultItem extends vscode.QuickPickItem {
+  entry?: EntryListing;
+}
+
+export function searchItems(entries: EntryListing[], total: number, now: Date): ResultItem[] {
+  const items: ResultItem[] = entries.map((entry) => ({
+    label: entry.title,
+    description: `${entry.projectId} · ${relativeTime(entry.createdAt, now)}${entry.agentId ? ` · ${entry.agentId}` : ''}`,
+    detail: entry.snippet ?? (entry.tags.length > 0 ? entry.tags.map((t) => `#${t}`).join(' ') : undefined),
+    alwaysShow: true,
+    entry,
+  }));
+  if (total > entries.length) items.push({ label: `${total - entries.length} more: refine the search`, alwaysShow: true, kind: vscode.QuickPickItemKind.Separator });
+  return items;
+}
+
+export function searchLogs(deps: ProgressLogDeps): CommandHandler {
+  return async (initial?: unknown) => {
+    const pick = vscode.window.createQuickPick<ResultItem>();
+    pick.title = 'Search Agent Progress Logs';
+    pick.placeholder = 'Words in titles and content: "a phrase", prefix*, -exclude, OR';
+    pick.matchOnDescription = false;
+    pick.matchOnDetail = false;
+    const searches = latestSearch(async (value) => (await deps.host.progress()).quickSearch(value, { limit: 40 }), {
+      answer(value, { entries, total }) {
+        pick.items = entries.length > 0 ? searchItems(entries, total, new Date()) : [{ label: value ? `No entries match "${value}"` : 'No entries yet', alwaysShow: true }];
+      },
+      failure(_value, err) {
+        pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
+      },
+      busy(busy) {
+        pick.busy = busy;
+      },
+    });
+    const done = new Promise<void>((resolve) => {
+      // Each keystroke asks at once: latestSearch runs one search at a time, keeps only the newest
+      // value waiting and drops answers to older ones, so no debounce is needed (a 120 ms one was
+      // more than the whole 100 ms budget from keystroke to results).
+      pick.onDidChangeValue((value) => {
+        void searches.request(value);
+      });
+      pick.onDidAccept(() => {
+        const chosen = pick.selectedItems[0]?.entry;
+        if (chosen) {
+          pick.hide();
+          void deps.entries.show(chosen.id, chosen.projectId);
+        }
+      });
+      pick.onDidHide(() => {
+        pick.dispose();
+        resolve();
+      });
+    });
+    if (typeof initial === 'string') pick.value = initial;
+    pick.show();
+    await searches.request(pick.value);
+    return { pick, done, searches };
+  };
+}

@@ -1,0 +1,86 @@
+// The Review tree view: a thin adapter from the ReviewModel to TreeItems (runs, phase, agents with
+// a live duration, the approval queue, threads). Refreshes when any process writes the ledger and
+// once a second while an agent runs; shows an error row rather than throwing.
+
+import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
+import { ViewIds } from '../commandIds';
+import type { ReviewModel } from './reviewModel';
+import { toTreeItem } from '../views/treeItem';
+import { reviewChildren, toReviewItemData, type ReviewNode } from './reviewItems';
+
+const TICK_MS = 1_000;
+
+export class ReviewProvider extends Disposable implements vscode.TreeDataProvider<ReviewNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<ReviewNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
+  /** Fires after the view fetched its top level again (tests wait on it). */
+  readonly onDidRefresh = this.refreshed.event;
+  private ticker: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly model: ReviewModel,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    super();
+    this.register(
+      model.onDidChange(() => {
+        this.changed.fire(undefined);
+        this.updateTicker();
+      }),
+    );
+    this.register(() => {
+      if (this.ticker) clearInterval(this.ticker);
+    });
+  }
+
+  /** Reads the ledger again and redraws. */
+  refresh(): Promise<void> {
+    return this.model.load().then(
+      () => undefined,
+      () => this.changed.fire(undefined),
+    );
+  }
+
+  getTreeItem(node: ReviewNode): vscode.TreeItem {
+    return toTreeItem(toReviewItemData(node, this.now()));
+  }
+
+  async getChildren(node?: ReviewNode): Promise<ReviewNode[]> {
+    if (node) return reviewChildren(node);
+    try {
+      if (!this.model.loaded) await this.model.load();
+      const states = this.model.states;
+      this.refreshed.fire();
+      if (states.length === 0) return [];
+      const active = this.model.active;
+      return states.map((state) => ({ kind: 'run', state, expanded: state === active }));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return [{ kind: 'message', id: 'error', text: `Could not read the ledger: ${message}`, icon: 'error' }];
+    }
+  }
+
+  /** Redraws once a second while an agent runs, so its duration counts up. */
+  private updateTicker(): void {
+    const running = this.model.states.some((s) => s.agents.some((a) => a.state === 'running'));
+    if (running && !this.ticker) this.ticker = setInterval(() => this.changed.fire(undefined), TICK_MS);
+    else if (!running && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  /** True while durations are counting (tests read it). */
+  get ticking(): boolean {
+    return this.ticker !== undefined;
+  }
+}
+
+export function registerReviewView(context: vscode.ExtensionContext, model: ReviewModel): { provider: ReviewProvider; view: vscode.TreeView<ReviewNode> } {
+  const provider = new ReviewProvider(model);
+  const view = vscode.window.createTreeView(ViewIds.review, { treeDataProvider: provider, showCollapseAll: true });
+  context.subscriptions.push(provider, view);
+  return { provider, view };
+}

@@ -1,0 +1,78 @@
+// The Agent Sessions tree view: a thin adapter from the trace index (through TraceHost) to
+// TreeItems. Rescans while visible and refreshes itself when sessions change; shows an error row
+// rather than throwing; an empty index shows the view's welcome text.
+
+import * as vscode from 'vscode';
+import { Disposable } from '../disposable';
+import { toTreeItem } from '../views/treeItem';
+import { ViewIds } from '../commandIds';
+import type { TraceHost } from '../traceHost';
+import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode } from './agentSessionsItems';
+
+
+export class AgentSessionsProvider extends Disposable implements vscode.TreeDataProvider<AgentSessionsNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<AgentSessionsNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
+  /** Fires after the view fetched its top level again (tests wait on it). */
+  readonly onDidRefresh = this.refreshed.event;
+  private readonly shown = new Map<string, number>();
+
+  constructor(
+    private readonly traces: TraceHost,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    super();
+    this.register(traces.onDidChange(() => this.refresh()));
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  showMore(key: string): void {
+    this.shown.set(key, (this.shown.get(key) ?? SESSIONS_PAGE) + SESSIONS_PAGE);
+    this.refresh();
+  }
+
+  getTreeItem(node: AgentSessionsNode): vscode.TreeItem {
+    return toTreeItem(toTreeItemData(node, this.now()));
+  }
+
+  async getChildren(node?: AgentSessionsNode): Promise<AgentSessionsNode[]> {
+    try {
+      if (!node) {
+        const sessions = await this.traces.service.overview();
+        const providers = groupSessions(sessions);
+        this.refreshed.fire();
+        return providers;
+      }
+      if (node.kind === 'provider') return node.projects.map((group) => ({ kind: 'project', group }));
+      if (node.kind === 'project') {
+        const limit = this.shown.get(node.group.key) ?? SESSIONS_PAGE;
+        const nodes: AgentSessionsNode[] = node.group.sessions.slice(0, limit).map((session) => ({ kind: 'session', session }));
+        if (node.group.sessions.length > limit) nodes.push({ kind: 'more', key: node.group.key, shown: limit, total: node.group.sessions.length });
+        return nodes;
+      }
+      return [];
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return [{ kind: 'message', id: 'error', text: `Could not read agent transcripts: ${message}`, icon: 'error' }];
+    }
+  }
+}
+
+export function registerAgentSessionsView(context: vscode.ExtensionContext, traces: TraceHost): { provider: AgentSessionsProvider; view: vscode.TreeView<AgentSessionsNode> } {
+  const provider = new AgentSessionsProvider(traces);
+  const view = vscode.window.createTreeView(ViewIds.agentSessions, { treeDataProvider: provider, showCollapseAll: true });
+  let watching: vscode.Disposable | undefined = view.visible ? traces.watch() : undefined;
+  const visibility = view.onDidChangeVisibility((e) => {
+    if (e.visible && !watching) watching = traces.watch();
+    else if (!e.visible && watching) {
+      watching.dispose();
+      watching = undefined;
+    }
+  });
+  context.subscriptions.push(provider, view, visibility, { dispose: () => watching?.dispose() });
+  return { provider, view };
+}

@@ -1,0 +1,44 @@
+// Agent sessions: the transcripts' tree, the session pages, search, and session digests (the
+// periodic digest, its status bar item and first-run notice).
+
+import type * as vscode from 'vscode';
+import { CommandIds } from '../commandIds';
+import { Feature, type CommandLine, type Shared } from '../feature';
+import { refreshAgentSessions } from './commands/refreshAgentSessions';
+import { searchAgentSessions } from './commands/searchAgentSessions';
+import { openAgentSession } from './commands/openAgentSession';
+import { openAgentSessionById } from './commands/openAgentSessionById';
+import { openTranscriptForEntry } from './commands/openTranscriptForEntry';
+import { showMoreSessions } from './commands/showMoreSessions';
+import { digestSessions } from './commands/digestSessions';
+import type { AgentSessionsNode } from './agentSessionsItems';
+import { registerAgentSessionsView, type AgentSessionsProvider } from './agentSessionsProvider';
+import { DigestTicker } from './digestTicker';
+import { SessionPanels } from './sessionPanels';
+
+export interface SessionsDeps extends Shared {
+  agentSessions: AgentSessionsProvider;
+  agentSessionsView: vscode.TreeView<AgentSessionsNode>;
+  sessionPanels: SessionPanels;
+  digests: DigestTicker;
+}
+
+/** The feature's commands: one line each. */
+export const COMMANDS: readonly CommandLine<SessionsDeps>[] = [
+  [CommandIds.refreshAgentSessions, refreshAgentSessions],
+  [CommandIds.searchAgentSessions, searchAgentSessions],
+  [CommandIds.openAgentSession, openAgentSession],
+  [CommandIds.openAgentSessionById, openAgentSessionById],
+  [CommandIds.openTranscriptForEntry, openTranscriptForEntry],
+  [CommandIds.showMoreSessions, showMoreSessions],
+  [CommandIds.digestSessions, digestSessions],
+];
+
+export function activateSessions(shared: Shared, commands: readonly CommandLine<SessionsDeps>[] = COMMANDS): Feature<SessionsDeps> {
+  const { provider, view } = registerAgentSessionsView(shared.context, shared.traces);
+  const sessionPanels = new SessionPanels(shared.context.extensionUri, shared.traces, shared.logger);
+  const digests = new DigestTicker(shared.context, shared.host, shared.traces, shared.logger);
+  const feature = new Feature({ ...shared, agentSessions: provider, agentSessionsView: view, sessionPanels, digests }, commands, [sessionPanels, digests]);
+  digests.start();
+  return feature;
+}

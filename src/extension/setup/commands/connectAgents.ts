@@ -1,0 +1,154 @@
+// Agent Progress: Connect Other Agents: writes the MCP config of Claude Code, Codex, Cursor, Gemini CLI (and,
+// on request, VS Code's mcp.json) for this workspace, so that terminal agents use the ledger the
+// sidebar shows. Asks before replacing a different server of the same name; shows what changed.
+
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { CommandHandler, Own } from '../../feature';
+import { defaultProjectId } from '../../../core/projectId';
+import { CommandIds } from '../../commandIds';
+import {
+  AGENT_CLIENTS,
+  applyPlans,
+  describePlans,
+  foreignConflicts,
+  planClient,
+  resolveNode,
+  serverEntries,
+  type AgentClientId,
+  type ConnectInput,
+  type FilePlan,
+  type ServerEntry,
+} from '../../connect/agentConfigs';
+import type { SetupDeps } from '../feature';
+import { serverScript } from '../../mcpServerProvider';
+import { readSettings } from '../../settings';
+
+/** Arguments for scripts and tests: no quick pick or question when given. */
+export interface ConnectAgentsOptions {
+  clients?: AgentClientId[];
+  /** Replace different servers of the same name without asking (true) or keep them (false). */
+  replace?: boolean;
+  /** Open the summary (default true). */
+  show?: boolean;
+}
+
+export interface ConnectAgentsResult {
+  entries: ServerEntry[];
+  files: { client: AgentClientId; file: string; status: FilePlan['status']; changes: FilePlan['changes']; error?: string }[];
+  summary: string;
+}
+
+const DEFAULT_CLIENTS: readonly AgentClientId[] = ['claude', 'codex', 'cursor', 'gemini'];
+
+/** The summary opens as a read-only document (no "save changes?" when it is closed). */
+const SUMMARY_SCHEME = 'agent-progress-connect';
+
+export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
+  let latest = '';
+  const changed = own(new vscode.EventEmitter<vscode.Uri>());
+  own(vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: () => latest }));
+  return async (options?: ConnectAgentsOptions): Promise<ConnectAgentsResult | undefined> => {
+    const opts: ConnectAgentsOptions = options && typeof options === 'object' ? options : {};
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder || folder.scheme !== 'file') {
+      void vscode.window.showWarningMessage('Agent Progress: open a folder first; the agents\' configuration is written into the workspace folder.');
+      return undefined;
+    }
+    const settings = readSettings();
+    if (settings.toolsets.length === 0) {
+      void vscode.window.showWarningMessage('Agent Progress: no toolset is enabled (setting agentProgress.toolsets); enable one and run the command again.');
+      return undefined;
+    }
+
+    let clients = Array.isArray(opts.clients) ? opts.clients.filter((c) => AGENT_CLIENTS.some((a) => a.id === c)) : undefined;
+    if (!clients) {
+      const picked = await vscode.window.showQuickPick(
+        AGENT_CLIENTS.map((c) => ({ label: c.label, description: c.file, detail: c.detail, picked: DEFAULT_CLIENTS.includes(c.id), id: c.id })),
+        { title: 'Connect Other Agents', placeHolder: 'The agents to configure for this workspace', canPickMany: true, ignoreFocusOut: true },
+      );
+      if (!picked || picked.length === 0) return undefined;
+      clients = picked.map((p) => p.id);
+    }
+
+    const workspace = folder.fsPath;
+    const node = resolveNode({
+      pathEnv: process.env.PATH,
+      execPath: process.execPath,
+      electron: Boolean(process.versions.electron),
+      versionOf: (command) => {
+        const r = spawnSync(command, ['--version'], { encoding: 'utf8', timeout: 5000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+        return r.status === 0 ? r.stdout : undefined;
+      },
+    });
+    const extraEnv: Record<string, string> = {};
+    if (settings.summaryBaseUrl) extraEnv.OPENAI_BASE_URL = settings.summaryBaseUrl;
+    if (settings.summaryModel) extraEnv.AGENT_PROGRESS_MODEL = settings.summaryModel;
+    if (settings.toolsets.includes('traces')) Object.assign(extraEnv, deps.traces.serverEnv());
+    const input: ConnectInput = {
+      serverScript: serverScript(deps.context.extensionPath),
+      node: { command: node.command, env: node.env },
+      ledgerPath: deps.host.ledgerPath,
+      ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}),
+      workspace,
+      projectId: defaultProjectId(workspace),
+      toolsets: settings.toolsets,
+      extraEnv,
+    };
+    const entries = serverEntries(input);
+    const chosen = AGENT_CLIENTS.filter((c) => clients.includes(c.id));
+    const read = (file: string): string | undefined => {
+      try {
+        return fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    };
+    const plan = (replace: boolean): FilePlan[] => chosen.map((c) => planClient(c, workspace, read(vscode.Uri.joinPath(folder, c.file).fsPath), entries, replace));
+
+    let plans = plan(false);
+    const conflicts = foreignConflicts(plans);
+    let replace = opts.replace;
+    if (conflicts.length > 0 && replace === undefined) {
+      const list = conflicts.map((c) => `${c.file}: "${c.name}" runs ${c.foreign}`).join('\n');
+      const answer = await vscode.window.showWarningMessage(
+        'Some files already name a different server "agent-progress". Replace it with this workspace\'s ledger?',
+        { modal: true, detail: list },
+        'Replace',
+        'Keep Theirs',
+      );
+      if (answer === undefined) return undefined;
+      replace = answer === 'Replace';
+    }
+    if (replace) plans = plan(true);
+
+    applyPlans(plans);
+    const summary = describePlans(plans, entries, input);
+    deps.logger.info(`Connect Other Agents: ${plans.map((p) => `${p.client.file} ${p.status}`).join(', ')}`);
+    const errors = plans.filter((p) => p.error);
+    if (errors.length > 0) void vscode.window.showErrorMessage(`Agent Progress: ${errors.map((p) => p.error).join(' ')}`);
+    if (opts.show !== false) {
+      latest = summary;
+      const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: '/Connected agents.md' });
+      changed.fire(uri);
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+      await vscode.window.showTextDocument(doc, { preview: true });
+      const written = plans.filter((p) => p.status === 'create' || p.status === 'update').map((p) => p.client.file);
+      // Hooks are offered, never written from here: their own command shows the diff first.
+      void vscode.window
+        .showInformationMessage(
+          written.length > 0 ? `Agent Progress: wrote ${written.join(', ')}. Agents started in this folder now log to the ledger the sidebar shows.` : 'Agent Progress: the agents\' configuration was already up to date.',
+          'Add Agent Hooks…',
+        )
+        .then((choice) => (choice ? vscode.commands.executeCommand(CommandIds.connectAgentHooks) : undefined));
+    }
+    return {
+      entries,
+      files: plans.map((p) => ({ client: p.client.id, file: p.file, status: p.status, changes: p.changes, ...(p.error ? { error: p.error } : {}) })),
+      summary,
+    };
+  };
+}
