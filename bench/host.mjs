@@ -56,13 +56,25 @@ async function main() {
   const rows = [];
   try {
     // The ledger, written through a host.
-    const services = new Services({ config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silent, host: { idleMs: 600_000 } });
+    const services = new Services({
+      config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      logger: silent,
+      host: { idleMs: 600_000 },
+    });
     const ledger = await services.ledger();
     const body = 'x'.repeat(1200);
     for (let i = 0; i < ENTRIES; i += 200) {
       await Promise.all(
         Array.from({ length: Math.min(200, ENTRIES - i) }, (_, j) =>
-          ledger.progress.insertEntry({ id: `b${i + j}`, projectId: 'bench', title: `entry ${i + j} about ${['auth', 'db', 'ui', 'cache'][(i + j) % 4]}`, content: `${body} word${(i + j) % 97}`, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i + j)).toISOString(), tags: [], agentId: null }),
+          ledger.progress.insertEntry({
+            id: `b${i + j}`,
+            projectId: 'bench',
+            title: `entry ${i + j} about ${['auth', 'db', 'ui', 'cache'][(i + j) % 4]}`,
+            content: `${body} word${(i + j) % 97}`,
+            createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i + j)).toISOString(),
+            tags: [],
+            agentId: null,
+          }),
         ),
       );
     }
@@ -74,7 +86,13 @@ async function main() {
 
     // Five toolset servers, each having touched the ledger.
     const servers = [];
-    const touch = { progress: ['search_logs', { projectId: 'bench', limit: 5 }], queue: ['list_projects', {}], workflow: ['log_decision', { taskId: 'nope', decision: 'x', reasoning: 'y' }], review: ['get_threads', {}], traces: ['list_sessions', { limit: 1 }] };
+    const touch = {
+      progress: ['search_logs', { projectId: 'bench', limit: 5 }],
+      queue: ['list_projects', {}],
+      workflow: ['log_decision', { taskId: 'nope', decision: 'x', reasoning: 'y' }],
+      review: ['get_threads', {}],
+      traces: ['list_sessions', { limit: 1 }],
+    };
     for (const toolset of Object.keys(touch)) {
       const s = await connect(process.execPath, [path.join(root, 'dist', 'server.js'), '--toolset', toolset], env(db));
       const [name, args] = touch[toolset];
@@ -84,7 +102,11 @@ async function main() {
     const hostPid = JSON.parse(fs.readFileSync(`${db}.host/host.pid`, 'utf8')).pid;
     const serverRss = servers.map((s) => rssOf(s.pid));
     const hostRss = rssOf(hostPid);
-    rows.push([`five toolset servers + the host, each having touched a ${ENTRIES}-entry ledger`, `${mb(serverRss.reduce((a, b) => a + b, 0) + hostRss)} (servers ${serverRss.map(mb).join(', ')})`, '≤ 500 MB']);
+    rows.push([
+      `five toolset servers + the host, each having touched a ${ENTRIES}-entry ledger`,
+      `${mb(serverRss.reduce((a, b) => a + b, 0) + hostRss)} (servers ${serverRss.map(mb).join(', ')})`,
+      '≤ 500 MB',
+    ]);
     rows.push(['one toolset server (progress, after search_logs)', mb(serverRss[0]), '≤ 80 MB']);
     rows.push([`the host (ledger ${mb(ledgerBytes)})`, `${mb(hostRss)} = ${(hostRss / (2 * ledgerBytes + 70 * 1048576)).toFixed(2)} of 2x ledger + 70 MB`, '≤ 2x ledger + 70 MB']);
 
@@ -102,7 +124,11 @@ async function main() {
       await progress.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } });
       times.log.push(performance.now() - t);
     }
-    rows.push(['log_progress p50 through the host / a no-op SDK call', `${p50(times.log).toFixed(2)} ms / ${p50(times.noop).toFixed(2)} ms = ${(p50(times.log) / p50(times.noop)).toFixed(1)}x`, '≤ 3x']);
+    rows.push([
+      'log_progress p50 through the host / a no-op SDK call',
+      `${p50(times.log).toFixed(2)} ms / ${p50(times.noop).toFixed(2)} ms = ${(p50(times.log) / p50(times.noop)).toFixed(1)}x`,
+      '≤ 3x',
+    ]);
     await noop.client.close();
 
     // Spawn to first answer of a new server, warm host.
@@ -130,7 +156,10 @@ async function main() {
     spawnSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'host', 'stop'], { env: env(db) });
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const load = os.loadavg().map((x) => x.toFixed(1)).join(', ');
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ');
   console.log(`Ledger host bench, ${ENTRIES} entries, ${os.cpus().length} cores, load average ${load}\n`);
   console.log('| figure | measured | goal |\n|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);

@@ -52,7 +52,12 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   const apiKeys = new ApiKeyStore(context.secrets);
   const ledgerPath = ledgerPathFor(context, logger);
   const databaseUrl = readSettings().databaseUrl;
-  const host = new LedgerConnection(ledgerPath, logger, [chosenProvider(languageModelProvider(), 'editor'), chosenProvider(endpointProvider(apiKeys, logger), 'endpoint')], databaseUrl);
+  const host = new LedgerConnection(
+    ledgerPath,
+    logger,
+    [chosenProvider(languageModelProvider(), 'editor'), chosenProvider(endpointProvider(apiKeys, logger), 'endpoint')],
+    databaseUrl,
+  );
   const traces = new TraceHost(context, host, logger);
   context.subscriptions.push(output, apiKeys, host, traces);
   const shared: Shared = { context, logger, output, host, apiKeys, traces };
@@ -68,12 +73,22 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   });
 
   const progressLog = activateProgressLog(shared);
-  const features = [progressLog, activateWorkflows(shared), activateSessions(shared), activateQueue(shared), activateReview(shared), activateSetup(shared), activateLedger(shared, progressLog.deps)];
+  const features = [
+    progressLog,
+    activateWorkflows(shared),
+    activateSessions(shared),
+    activateQueue(shared),
+    activateReview(shared),
+    activateSetup(shared),
+    activateLedger(shared, progressLog.deps),
+  ];
   context.subscriptions.push(...features);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      const moved = (e.affectsConfiguration('agentProgress.ledgerPath') && ledgerPathFor(context) !== ledgerPath) || (e.affectsConfiguration('agentProgress.databaseUrl') && readSettings().databaseUrl !== databaseUrl);
+      const moved =
+        (e.affectsConfiguration('agentProgress.ledgerPath') && ledgerPathFor(context) !== ledgerPath) ||
+        (e.affectsConfiguration('agentProgress.databaseUrl') && readSettings().databaseUrl !== databaseUrl);
       if (!moved) return;
       const choice = await vscode.window.showInformationMessage('Agent Progress: the ledger location changed. Reload the window to use it.', 'Reload Window');
       if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');

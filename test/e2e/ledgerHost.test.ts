@@ -74,7 +74,10 @@ interface Writer {
 const running: ChildProcess[] = [];
 
 function startWriter(db: string, name: string, project: string): Writer {
-  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'hostWriter.cjs'), db, name, project], { env: cleanEnv({ AGENT_PROGRESS_HOST_IDLE_MS: '60000' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'hostWriter.cjs'), db, name, project], {
+    env: cleanEnv({ AGENT_PROGRESS_HOST_IDLE_MS: '60000' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   running.push(child);
   const acks = new Map<string, number>();
   let buffer = '';
@@ -103,13 +106,19 @@ describe('the ledger host (real processes)', function () {
 
   it('ten processes racing to start it get one host, and every write lands', async () => {
     const db = path.join(tempDir('ap-host-'), 'data.db');
-    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => cli(CLI, ['log', '--project', 'race', '--title', `racer ${i}`, '--content', 'hello'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })));
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => cli(CLI, ['log', '--project', 'race', '--title', `racer ${i}`, '--content', 'hello'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })),
+    );
     for (const run of runs) assert.equal(run.status, 0, run.stderr);
     // Starters that lost the election exit at once; one host stays.
-    const hosts = await waitFor(() => {
-      const found = hostProcesses(db);
-      return found.length === 1 ? found : undefined;
-    }, 'exactly one ledger host process', 10_000);
+    const hosts = await waitFor(
+      () => {
+        const found = hostProcesses(db);
+        return found.length === 1 ? found : undefined;
+      },
+      'exactly one ledger host process',
+      10_000,
+    );
     const s = await status(db);
     assert.equal(s.pid, hosts[0]);
     const search = await cli(CLI, ['search', '--project', 'race', '--json'], db);
@@ -128,10 +137,14 @@ describe('the ledger host (real processes)', function () {
     for (let round = 0; round < 4; round++) {
       const before = total();
       await waitFor(() => total() >= before + 30, `30 more acknowledged writes (round ${round}; ${writers.map((w) => w.stderr()).join('')})`, 30_000);
-      const owner = await waitFor(() => {
-        const o = pidFile(db);
-        return o && !killed.includes(o.pid) ? o : undefined;
-      }, `a live host in the pid file (${JSON.stringify(pidFile(db))}, killed ${killed.join(', ')}; ${writers.map((w) => w.stderr()).join('')})`, 30_000);
+      const owner = await waitFor(
+        () => {
+          const o = pidFile(db);
+          return o && !killed.includes(o.pid) ? o : undefined;
+        },
+        `a live host in the pid file (${JSON.stringify(pidFile(db))}, killed ${killed.join(', ')}; ${writers.map((w) => w.stderr()).join('')})`,
+        30_000,
+      );
       process.kill(owner.pid, 'SIGKILL');
       killed.push(owner.pid);
     }
@@ -193,7 +206,7 @@ describe('the ledger host (real processes)', function () {
     const db = path.join(tempDir('ap-host-'), 'data.db');
     const newer = tempDir('ap-newer-build-');
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const current = (await cli(CLI, ['create-project', 'skew'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' }));
+    const current = await cli(CLI, ['create-project', 'skew'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
     assert.equal(current.status, 0, current.stderr);
     const old = pidFile(db)!;
     await esbuild.build({
@@ -211,13 +224,19 @@ describe('the ledger host (real processes)', function () {
     const writers = Array.from({ length: 3 }, (_, i) => startWriter(db, `s${i}`, 'skew'));
     const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
     await waitFor(() => total() >= 20, 'writes before the newer build arrives', 30_000);
-    const run = await cli(path.join(newer, 'cli.js'), ['log', '--project', 'skew', '--title', 'from the newer build', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    const run = await cli(path.join(newer, 'cli.js'), ['log', '--project', 'skew', '--title', 'from the newer build', '--content', 'x'], db, {
+      AGENT_PROGRESS_HOST_IDLE_MS: '60000',
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, '');
-    const after = await waitFor(() => {
-      const o = pidFile(db);
-      return o && o.pid !== old.pid ? o : undefined;
-    }, 'the newer build\'s host', 10_000);
+    const after = await waitFor(
+      () => {
+        const o = pidFile(db);
+        return o && o.pid !== old.pid ? o : undefined;
+      },
+      "the newer build's host",
+      10_000,
+    );
     assert.equal(after.build, old.build + 86_400_000);
     await waitFor(() => !hostProcesses(db).includes(old.pid), 'the old host to exit', 10_000);
     const before = total();
@@ -275,7 +294,18 @@ describe('the ledger host (real processes)', function () {
     const asNobody = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', probe], { encoding: 'utf8' });
     assert.equal(asNobody.status, 0, asNobody.stderr);
     assert.equal(asNobody.stdout.trim(), 'EACCES');
-    const token = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', `try { require('fs').readFileSync(${JSON.stringify(paths.token)}); console.log('read'); } catch (e) { console.log(e.code); }`], { encoding: 'utf8' });
+    const token = spawnSync(
+      'setpriv',
+      [
+        '--reuid=nobody',
+        '--regid=nogroup',
+        '--clear-groups',
+        process.execPath,
+        '-e',
+        `try { require('fs').readFileSync(${JSON.stringify(paths.token)}); console.log('read'); } catch (e) { console.log(e.code); }`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(token.stdout.trim(), 'EACCES');
   });
 });

@@ -13,7 +13,24 @@ import type { Logger } from '../log';
 import type { Ledger, LedgerChange, LedgerStats, TailRecovery } from '../storage/store';
 import { VERSION } from '../version';
 import { hostPaths, type HostPaths } from './paths';
-import { BUILD, fromWire, toWire, LEDGER_ERROR_CODE, METHODS, PROTOCOL, STORE_METHODS, type CallParams, type ChangeParams, type HelloParams, type HelloResult, type HostStatus, type LedgerErrorData, type LedgerOp, type StoreName, type Wrapped } from './protocol';
+import {
+  BUILD,
+  fromWire,
+  toWire,
+  LEDGER_ERROR_CODE,
+  METHODS,
+  PROTOCOL,
+  STORE_METHODS,
+  type CallParams,
+  type ChangeParams,
+  type HelloParams,
+  type HelloResult,
+  type HostStatus,
+  type LedgerErrorData,
+  type LedgerOp,
+  type StoreName,
+  type Wrapped,
+} from './protocol';
 import { reachHost, type HostCommand } from './start';
 
 export interface HostClientOptions {
@@ -138,9 +155,11 @@ export class HostConnection {
       connection.onNotification(METHODS.changed, (change: ChangeParams) => this.fire(change));
       const lost = (): void => {
         if (this.live && this.live !== undefined) {
-          void this.live.then((l) => {
-            if (l === live) this.live = undefined;
-          }).catch(() => undefined);
+          void this.live
+            .then((l) => {
+              if (l === live) this.live = undefined;
+            })
+            .catch(() => undefined);
         }
         connection.dispose();
         socket.destroy();
@@ -173,9 +192,11 @@ export class HostConnection {
       } catch (err) {
         if (err instanceof ResponseError && err.code === LEDGER_ERROR_CODE) throw toLedgerError(err);
         // Lost the host: forget this connection and send the same request to the next one.
-        void this.live?.then((l) => {
-          if (l === live) this.live = undefined;
-        }).catch(() => undefined);
+        void this.live
+          ?.then((l) => {
+            if (l === live) this.live = undefined;
+          })
+          .catch(() => undefined);
         live.connection.dispose();
         if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
         if (Date.now() > deadline) throw new LedgerError('unavailable', `Lost the ledger host for ${this.paths.ledger} and could not reach another; retry.`, { retryable: true });

@@ -34,10 +34,15 @@ async function main(): Promise<void> {
     logger.error(`Ledger host failed: ${err.stack ?? err.message}`);
     process.exit(1);
   });
-  const outcome = await runHost({ file, idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS, logger, onSignal: (retire) => {
-    process.on('SIGTERM', retire);
-    process.on('SIGINT', retire);
-  } });
+  const outcome = await runHost({
+    file,
+    idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
+    logger,
+    onSignal: (retire) => {
+      process.on('SIGTERM', retire);
+      process.on('SIGINT', retire);
+    },
+  });
   if (outcome === 'another-host') logger.info(`Another ledger host already serves ${paths.ledger}; pid ${process.pid} leaves`);
   process.exit(0);
 }

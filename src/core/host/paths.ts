@@ -44,7 +44,16 @@ export function hostPaths(file: string): HostPaths {
   if (process.platform === 'win32') socket = `\\\\.\\pipe\\agent-progress-${hash}`;
   else if (Buffer.byteLength(path.join(dir, 'sock')) <= MAX_SOCKET_PATH) socket = path.join(dir, 'sock');
   else socket = path.join(runtimeDir(), `${hash}.sock`);
-  return { ledger, dir, socket, pid: path.join(dir, 'host.pid'), token: path.join(dir, 'token'), startLock: path.join(dir, 'start.lock'), handover: path.join(dir, 'handover'), log: path.join(dir, 'host.log') };
+  return {
+    ledger,
+    dir,
+    socket,
+    pid: path.join(dir, 'host.pid'),
+    token: path.join(dir, 'token'),
+    startLock: path.join(dir, 'start.lock'),
+    handover: path.join(dir, 'handover'),
+    log: path.join(dir, 'host.log'),
+  };
 }
 
 function runtimeDir(): string {

@@ -18,22 +18,99 @@ type Methods<T> = Record<keyof T, true>;
 
 /** Every store method, per store: `satisfies` keeps the lists equal to the interfaces. */
 export const STORE_METHODS = {
-  progress: { insertEntry: true, getEntry: true, findEntry: true, saveSummary: true, searchEntries: true, flushIndex: true, listProjects: true, listTags: true } satisfies Methods<ProgressStore>,
+  progress: {
+    insertEntry: true,
+    insertDigest: true,
+    getDigestMark: true,
+    getEntry: true,
+    findEntry: true,
+    saveSummary: true,
+    searchEntries: true,
+    flushIndex: true,
+    listProjects: true,
+    listTags: true,
+  } satisfies Methods<ProgressStore>,
   queue: {
-    createProject: true, getProject: true, listProjects: true, closeProject: true, createTaskType: true, listTaskTypes: true, getTaskType: true, addTasks: true, getTask: true, listTasks: true,
-    registerAgent: true, agentAuth: true, agentByKeyHash: true, bindAgentSession: true, getAgent: true, requestTask: true, currentTask: true, completeTask: true, failTask: true, extendLease: true,
-    requeueTask: true, cancelTask: true, reapExpired: true, projectStatus: true, taskHistory: true, auditLog: true, countsByStatus: true, metricsSnapshot: true, reaperSchedule: true, saveSession: true,
-    getSession: true, deleteSession: true, expireSessions: true,
+    createProject: true,
+    getProject: true,
+    listProjects: true,
+    closeProject: true,
+    createTaskType: true,
+    listTaskTypes: true,
+    getTaskType: true,
+    addTasks: true,
+    getTask: true,
+    listTasks: true,
+    registerAgent: true,
+    agentAuth: true,
+    agentByKeyHash: true,
+    bindAgentSession: true,
+    getAgent: true,
+    requestTask: true,
+    currentTask: true,
+    completeTask: true,
+    failTask: true,
+    extendLease: true,
+    requeueTask: true,
+    cancelTask: true,
+    reapExpired: true,
+    projectStatus: true,
+    taskHistory: true,
+    auditLog: true,
+    countsByStatus: true,
+    metricsSnapshot: true,
+    reaperSchedule: true,
+    saveSession: true,
+    getSession: true,
+    deleteSession: true,
+    expireSessions: true,
   } satisfies Methods<QueueStore>,
   workflow: {
-    insertWorkflow: true, getWorkflow: true, listWorkflows: true, listWorkflowProjects: true, insertTask: true, getTask: true, listTasks: true, ancestorIds: true, addEvent: true, completeTask: true,
-    listEvents: true, runningTasks: true, overlappingTasks: true, reviewRequests: true, latestEventSeq: true,
+    insertWorkflow: true,
+    getWorkflow: true,
+    listWorkflows: true,
+    listWorkflowProjects: true,
+    insertTask: true,
+    getTask: true,
+    listTasks: true,
+    ancestorIds: true,
+    addEvent: true,
+    completeTask: true,
+    listEvents: true,
+    runningTasks: true,
+    overlappingTasks: true,
+    reviewRequests: true,
+    latestEventSeq: true,
   } satisfies Methods<WorkflowStore>,
   review: {
-    insertRun: true, getRun: true, listRuns: true, setPhase: true, listAgents: true, startAgent: true, completeAgent: true, insertAction: true, getAction: true, listActions: true, editAction: true,
-    decideAction: true, insertThread: true, getThread: true, listThreads: true, addComment: true, setThreadStatus: true, listEvents: true,
+    insertRun: true,
+    getRun: true,
+    listRuns: true,
+    setPhase: true,
+    listAgents: true,
+    startAgent: true,
+    completeAgent: true,
+    insertAction: true,
+    getAction: true,
+    listActions: true,
+    editAction: true,
+    decideAction: true,
+    insertThread: true,
+    getThread: true,
+    listThreads: true,
+    addComment: true,
+    setThreadStatus: true,
+    listEvents: true,
   } satisfies Methods<ReviewStore>,
-  transfer: { exportData: true, importData: true, countEntriesBefore: true, archiveEntriesBefore: true, deleteEntriesBefore: true, countArchived: true, restoreArchived: true } satisfies Methods<TransferStore>,
+  transfer: {
+    exportData: true,
+    importData: true,
+    countEntriesBefore: true,
+    archiveEntriesBefore: true,
+    deleteEntriesBefore: true,
+    countArchived: true,
+    restoreArchived: true,
+  } satisfies Methods<TransferStore>,
 } as const;
 
 export type StoreName = keyof typeof STORE_METHODS;
@@ -42,10 +119,7 @@ export type LedgerOp = (typeof LEDGER_OPS)[number];
 
 /** Bumped by hand when a message changes shape; the method lists count by themselves. */
 const WIRE_VERSION = 1;
-export const PROTOCOL: string = createHash('sha256')
-  .update(JSON.stringify({ WIRE_VERSION, STORE_METHODS, LEDGER_OPS }))
-  .digest('hex')
-  .slice(0, 16);
+export const PROTOCOL: string = createHash('sha256').update(JSON.stringify({ WIRE_VERSION, STORE_METHODS, LEDGER_OPS })).digest('hex').slice(0, 16);
 
 export interface HelloParams {
   token: string;

@@ -113,7 +113,8 @@ class Host {
     removeStaleSocket(this.paths.socket);
     // A handover to this build (or an older one) is done.
     const marker = readOwnerFile(this.paths.handover);
-    if (marker && compareBuilds({ version: String(marker.version), build: Number(marker.build) || 0 }, { version: VERSION, build: BUILD }) <= 0) fs.rmSync(this.paths.handover, { force: true });
+    if (marker && compareBuilds({ version: String(marker.version), build: Number(marker.build) || 0 }, { version: VERSION, build: BUILD }) <= 0)
+      fs.rmSync(this.paths.handover, { force: true });
     writeFileAtomicSync(this.paths.token, Buffer.from(this.token));
     fs.chmodSync(this.paths.token, FILE_MODE);
     // Open the ledger while the socket starts listening: calls wait for it. The engine's modules
@@ -181,7 +182,9 @@ class Host {
     connection.onRequest(METHODS.hello, async (params: HelloParams): Promise<HelloResult> => {
       if (typeof params?.token !== 'string' || params.token !== this.token) {
         setImmediate(drop);
-        throw new ResponseError(LEDGER_ERROR_CODE, 'Not allowed: wrong ledger host token', { ledgerError: { code: 'permission_denied', message: 'Not allowed: wrong ledger host token', retryable: false } } satisfies LedgerErrorData);
+        throw new ResponseError(LEDGER_ERROR_CODE, 'Not allowed: wrong ledger host token', {
+          ledgerError: { code: 'permission_denied', message: 'Not allowed: wrong ledger host token', retryable: false },
+        } satisfies LedgerErrorData);
       }
       clearTimeout(helloTimer);
       const theirs = { version: String(params.version), build: Number(params.build) || 0 };
@@ -218,7 +221,10 @@ class Host {
   }
 
   private async guard<T>(client: Client, run: () => Promise<T>): Promise<T> {
-    if (!client.ready) throw new ResponseError(LEDGER_ERROR_CODE, 'Say hello first', { ledgerError: { code: 'permission_denied', message: 'Say hello first', retryable: false } } satisfies LedgerErrorData);
+    if (!client.ready)
+      throw new ResponseError(LEDGER_ERROR_CODE, 'Say hello first', {
+        ledgerError: { code: 'permission_denied', message: 'Say hello first', retryable: false },
+      } satisfies LedgerErrorData);
     // A retiring host takes no new call: the client sends it to the next host.
     if (this.retiring) throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
     this.inFlight++;
@@ -263,7 +269,9 @@ class Host {
   private async call(client: Client, params: CallParams): Promise<Wrapped> {
     const methods = STORE_METHODS[params.store as StoreName] as Record<string, true> | undefined;
     if (!methods || !Object.hasOwn(methods, params.method) || !Array.isArray(params.args) || typeof params.id !== 'string') {
-      throw new ResponseError(LEDGER_ERROR_CODE, 'Unknown ledger call', { ledgerError: { code: 'invalid_argument', message: `Unknown ledger call ${String(params.store)}.${String(params.method)}`, retryable: false } } satisfies LedgerErrorData);
+      throw new ResponseError(LEDGER_ERROR_CODE, 'Unknown ledger call', {
+        ledgerError: { code: 'invalid_argument', message: `Unknown ledger call ${String(params.store)}.${String(params.method)}`, retryable: false },
+      } satisfies LedgerErrorData);
     }
     const args = fromWire(params.args) as unknown[];
     const ledger = await this.ledger!;
@@ -385,4 +393,3 @@ function removeStaleSocket(socket: string): void {
   // We hold the pid file: whatever listened there before is dead or about to leave.
   fs.rmSync(socket, { force: true });
 }
-

@@ -79,14 +79,19 @@ export class FileLock {
     try {
       fs.writeFileSync(tmp, JSON.stringify(owner), { mode: FILE_MODE, flag: 'wx' });
     } catch (err) {
-      throw new LedgerError('unavailable', `Cannot create the ledger lock ${this.lockPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check that its folder is writable.`, { retryable: true });
+      throw new LedgerError(
+        'unavailable',
+        `Cannot create the ledger lock ${this.lockPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check that its folder is writable.`,
+        { retryable: true },
+      );
     }
     try {
       fs.linkSync(tmp, this.lockPath);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') return false;
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw new LedgerError('unavailable', `Cannot create the ledger lock ${this.lockPath}: ${code ?? String(err)}. Check that its folder is writable.`, { retryable: true });
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV')
+        throw new LedgerError('unavailable', `Cannot create the ledger lock ${this.lockPath}: ${code ?? String(err)}. Check that its folder is writable.`, { retryable: true });
       // No hard links on this file system: exclusive create, then write.
       if (!this.createAndWrite(owner)) return false;
     } finally {
@@ -106,7 +111,11 @@ export class FileLock {
       fd = fs.openSync(this.lockPath, 'wx', FILE_MODE);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw new LedgerError('unavailable', `Cannot create the ledger lock ${this.lockPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check that its folder is writable.`, { retryable: true });
+      throw new LedgerError(
+        'unavailable',
+        `Cannot create the ledger lock ${this.lockPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check that its folder is writable.`,
+        { retryable: true },
+      );
     }
     try {
       fs.writeSync(fd, JSON.stringify(owner));
@@ -207,9 +216,7 @@ export class FileLock {
       const same = now !== undefined && (now === 'empty' ? seen === 'empty' : seen !== 'empty' && now.token === seen.token);
       if (same && this.isStale(now, this.lockPath)) {
         fs.unlinkSync(this.lockPath);
-        this.logger.warn(
-          `Broke a stale ledger lock left by ${seen === 'empty' ? 'a process that died while taking it' : `pid ${seen.pid} on ${seen.host}`}`,
-        );
+        this.logger.warn(`Broke a stale ledger lock left by ${seen === 'empty' ? 'a process that died while taking it' : `pid ${seen.pid} on ${seen.host}`}`);
       }
     } catch {
       // the lock vanished on its own

@@ -23,7 +23,10 @@ export function notALedger(file: string): LedgerError {
 }
 
 export function notOurDatabase(file: string): LedgerError {
-  return new LedgerError('invalid_argument', `${file} is a SQLite database but not an Agent Progress ledger. It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH).`);
+  return new LedgerError(
+    'invalid_argument',
+    `${file} is a SQLite database but not an Agent Progress ledger. It was left untouched; choose another ledger path (AGENT_PROGRESS_DB_PATH).`,
+  );
 }
 
 export function notAJournal(journal: string): LedgerError {

@@ -3,7 +3,19 @@
 
 import { z } from 'zod';
 import { LedgerError } from '../errors';
-import { COLLECTION_NAMES, COLLECTIONS, emptyCounts, LEDGER_DOCUMENT_FORMAT, LEDGER_DOCUMENT_VERSION, type CollectionName, type CollectionSpec, type FieldKind, type JsonValue, type LedgerDocument, type LedgerRecord } from './collections';
+import {
+  COLLECTION_NAMES,
+  COLLECTIONS,
+  emptyCounts,
+  LEDGER_DOCUMENT_FORMAT,
+  LEDGER_DOCUMENT_VERSION,
+  type CollectionName,
+  type CollectionSpec,
+  type FieldKind,
+  type JsonValue,
+  type LedgerDocument,
+  type LedgerRecord,
+} from './collections';
 
 export * from './collections';
 
@@ -11,12 +23,18 @@ const jsonValue: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.numb
 
 function fieldSchema(kind: FieldKind): z.ZodType {
   switch (kind) {
-    case 's': return z.string();
-    case 's?': return z.string().nullable().optional();
-    case 'n': return z.number().finite();
-    case 'n?': return z.number().finite().nullable().optional();
-    case 'j': return jsonValue;
-    case 'j?': return jsonValue.nullable().optional();
+    case 's':
+      return z.string();
+    case 's?':
+      return z.string().nullable().optional();
+    case 'n':
+      return z.number().finite();
+    case 'n?':
+      return z.number().finite().nullable().optional();
+    case 'j':
+      return jsonValue;
+    case 'j?':
+      return jsonValue.nullable().optional();
   }
 }
 
@@ -51,11 +69,17 @@ export function parseLedgerDocument(text: string, source = 'the file'): LedgerDo
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new LedgerError('invalid_argument', `${source} is not JSON (${(err as Error).message}). Choose a file written by Agent Progress: Export Ledger or \`agent-progress export\`.`);
+    throw new LedgerError(
+      'invalid_argument',
+      `${source} is not JSON (${(err as Error).message}). Choose a file written by Agent Progress: Export Ledger or \`agent-progress export\`.`,
+    );
   }
   const head = raw as { format?: unknown; version?: unknown } | null;
   if (!head || typeof head !== 'object' || head.format !== LEDGER_DOCUMENT_FORMAT) {
-    throw new LedgerError('invalid_argument', `${source} is not an Agent Progress ledger export (no "format": "${LEDGER_DOCUMENT_FORMAT}"). Choose a file written by Export Ledger or \`agent-progress export\`.`);
+    throw new LedgerError(
+      'invalid_argument',
+      `${source} is not an Agent Progress ledger export (no "format": "${LEDGER_DOCUMENT_FORMAT}"). Choose a file written by Export Ledger or \`agent-progress export\`.`,
+    );
   }
   if (head.version !== LEDGER_DOCUMENT_VERSION) {
     const newer = typeof head.version === 'number' && head.version > LEDGER_DOCUMENT_VERSION;

@@ -6,7 +6,16 @@ import * as assert from 'node:assert/strict';
 import { ledgerBackend, setLedgerBackend } from '../../helpers/inMemoryServer';
 import { hostsOpened } from '../../../src/core/host/client';
 
-const FILES = ['./server.test', './queueTools.test', './queueGuards.test', './workflowServer.test', './reviewServer.test', './agentFacing.test', './progressProperties.test', './queueProperties.test'];
+const FILES = [
+  './server.test',
+  './queueTools.test',
+  './queueGuards.test',
+  './workflowServer.test',
+  './reviewServer.test',
+  './agentFacing.test',
+  './progressProperties.test',
+  './queueProperties.test',
+];
 
 describe('MCP tools with the ledger through a ledger host', function () {
   this.timeout(120_000);
@@ -23,7 +32,7 @@ describe('MCP tools with the ledger through a ledger host', function () {
     delete require.cache[require.resolve(file)];
   }
   describe('afterwards', () => {
-    it('opened those servers\' ledgers through a host', () => {
+    it("opened those servers' ledgers through a host", () => {
       assert.equal(ledgerBackend(), 'host');
       assert.ok(hostsOpened() - openedBefore >= 40, `only ${hostsOpened() - openedBefore} ledgers were opened through a host`);
     });

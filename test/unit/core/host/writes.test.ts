@@ -38,7 +38,10 @@ describe('ledger host writes', function () {
       );
       assert.equal(engine.stats().seq, before + 1, 'one journal record for the twenty writes');
       const keys = engine.read((tx) => tx.all<{ key: string }>("SELECT key FROM _meta WHERE key LIKE 'k%' ORDER BY CAST(substr(key, 2) AS INTEGER)")).map((r) => r.key);
-      assert.deepEqual(keys, Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => k !== 'k7'));
+      assert.deepEqual(
+        keys,
+        Array.from({ length: 20 }, (_, i) => `k${i}`).filter((k) => k !== 'k7'),
+      );
     } finally {
       await engine.close();
     }
@@ -57,7 +60,10 @@ describe('ledger host writes', function () {
       await writeContext.run({ id, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry));
       assert.equal((await ledger.stats()).seq, seq);
       // Another call with the same content is a new write: refused as the duplicate it is.
-      await assert.rejects(writeContext.run({ id: randomUUID(), n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry)), (err: unknown) => isLedgerError(err) && err.code === 'conflict');
+      await assert.rejects(
+        writeContext.run({ id: randomUUID(), n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry)),
+        (err: unknown) => isLedgerError(err) && err.code === 'conflict',
+      );
       assert.equal((await ledger.progress.searchEntries({ projectId: 'p', limit: 10, offset: 0 } as never)).total, 1);
     } finally {
       await ledger.close();
@@ -68,9 +74,20 @@ describe('ledger host writes', function () {
     const file = path.join(tempDir(), 'l.db');
     const ledger = await openHostLedger({ file, idleMs: 30_000 });
     try {
-      await ledger.queue.createProject({ projectId: 'q', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 }, at: T } as never, { kind: 'operator', name: 't' });
-      const type = await ledger.queue.createTaskType({ id: 'tt', projectId: 'q', name: 'plain', template: null, variables: [], duplicateHandling: 'allow', maxRetries: undefined, leaseDurationMinutes: undefined, at: T }, { kind: 'operator', name: 't' });
-      const params: CallParams = { id: randomUUID(), store: 'queue', method: 'addTasks', args: toWire(['q', [{ id: 'task1', typeId: type.id, instructions: 'do it', variables: null, variablesKey: null }], T, { kind: 'operator', name: 't' }]) as unknown[] };
+      await ledger.queue.createProject(
+        { projectId: 'q', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 }, at: T } as never,
+        { kind: 'operator', name: 't' },
+      );
+      const type = await ledger.queue.createTaskType(
+        { id: 'tt', projectId: 'q', name: 'plain', template: null, variables: [], duplicateHandling: 'allow', maxRetries: undefined, leaseDurationMinutes: undefined, at: T },
+        { kind: 'operator', name: 't' },
+      );
+      const params: CallParams = {
+        id: randomUUID(),
+        store: 'queue',
+        method: 'addTasks',
+        args: toWire(['q', [{ id: 'task1', typeId: type.id, instructions: 'do it', variables: null, variablesKey: null }], T, { kind: 'operator', name: 't' }]) as unknown[],
+      };
       const first = fromWire((await ledger.host.request<Wrapped>(METHODS.call, params)).v);
       const again = fromWire((await ledger.host.request<Wrapped>(METHODS.call, params)).v);
       assert.deepEqual(again, first);
