@@ -7,7 +7,10 @@ import tseslint from 'typescript-eslint';
 const restrict = (patterns) => ['error', { patterns }];
 
 const NODE_GLOBALS = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'URL', 'performance', 'AbortController', 'fetch'].map((g) => [g, 'readonly']),
+  ['process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'URL', 'performance', 'AbortController', 'fetch'].map((g) => [
+    g,
+    'readonly',
+  ]),
 );
 
 export default tseslint.config(

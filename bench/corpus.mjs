@@ -81,7 +81,14 @@ function plural(noun) {
   return noun + 's';
 }
 
-const IRREGULAR = { split: ['split', 'splitting'], build: ['built', 'building'], rewrite: ['rewrote', 'rewriting'], catch: ['caught', 'catching'], throw: ['threw', 'throwing'], hang: ['hung', 'hanging'] };
+const IRREGULAR = {
+  split: ['split', 'splitting'],
+  build: ['built', 'building'],
+  rewrite: ['rewrote', 'rewriting'],
+  catch: ['caught', 'catching'],
+  throw: ['threw', 'throwing'],
+  hang: ['hung', 'hanging'],
+};
 
 function verbForms(verb) {
   if (IRREGULAR[verb]) return [verb, ...IRREGULAR[verb], plural(verb)];

@@ -105,11 +105,17 @@ async function main() {
 
     const m = f.memory;
     const rows = [
-      ['.vsix size (target under 5 MB)', `${mb(vsixBytes)} (${entries.length} files; largest: ${biggest.map((e) => `${e.name.replace(/^extension\//, '')} ${mb(e.size)}`).join(', ')})`],
+      [
+        '.vsix size (target under 5 MB)',
+        `${mb(vsixBytes)} (${entries.length} files; largest: ${biggest.map((e) => `${e.name.replace(/^extension\//, '')} ${mb(e.size)}`).join(', ')})`,
+      ],
       ['activation: activate() to its return (target under 100 ms, ledger opened lazily)', `${f.activationMs.toFixed(1)} ms`],
       [`first use: open the ledger of ${count.toLocaleString('en-US')} entries (${mb(f.ledgerBytes)})`, `${f.openMs.toFixed(0)} ms`],
       ['first use: Progress Log projects and the first page of entries', `${f.treeMs.toFixed(0)} ms (${f.treeRows} rows)`],
-      ['extension host RSS: before activation / activated / ledger open and view filled', `${m.beforeActivation.rss.toFixed(0)} MB / ${m.activated.rss.toFixed(0)} MB / ${m.ledgerOpen.rss.toFixed(0)} MB`],
+      [
+        'extension host RSS: before activation / activated / ledger open and view filled',
+        `${m.beforeActivation.rss.toFixed(0)} MB / ${m.activated.rss.toFixed(0)} MB / ${m.ledgerOpen.rss.toFixed(0)} MB`,
+      ],
       [
         'extension host RSS added by the open ledger, against the ledger file (target under 2x)',
         `${(m.ledgerOpen.rss - m.activated.rss).toFixed(0)} MB for ${mb(f.ledgerBytes)} = ${((m.ledgerOpen.rss - m.activated.rss) / (f.ledgerBytes / 1024 / 1024)).toFixed(2)}x (whole host: ${(m.ledgerOpen.rss / (f.ledgerBytes / 1024 / 1024)).toFixed(2)}x)`,

@@ -111,7 +111,11 @@ async function main() {
       for (;;) {
         const ok = await (async () => {
           await page.keyboard.press('Escape');
-          await page.locator('.part.statusbar').first().click({ position: { x: 3, y: 3 }, timeout: 5_000 }).catch(() => undefined);
+          await page
+            .locator('.part.statusbar')
+            .first()
+            .click({ position: { x: 3, y: 3 }, timeout: 5_000 })
+            .catch(() => undefined);
           await page.keyboard.press('F1');
           const input = page.locator('.quick-input-widget input').first();
           await input.waitFor({ state: 'visible', timeout: 5_000 });
@@ -127,8 +131,14 @@ async function main() {
         if (Date.now() > deadline) {
           const shot = path.join(os.tmpdir(), `ap-bench-palette-failure-${process.pid}.png`);
           await page.screenshot({ path: shot }).catch(() => undefined);
-          const widget = await page.locator('.quick-input-widget').first().innerText({ timeout: 2_000 }).catch(() => '(no quick input)');
-          const logs = spawnSync('bash', ['-c', `find ${JSON.stringify(tmp)} -name 'exthost*.log' -o -name 'remoteexthost.log' | head -3 | xargs -r tail -n 40`], { encoding: 'utf8' }).stdout;
+          const widget = await page
+            .locator('.quick-input-widget')
+            .first()
+            .innerText({ timeout: 2_000 })
+            .catch(() => '(no quick input)');
+          const logs = spawnSync('bash', ['-c', `find ${JSON.stringify(tmp)} -name 'exthost*.log' -o -name 'remoteexthost.log' | head -3 | xargs -r tail -n 40`], {
+            encoding: 'utf8',
+          }).stdout;
           throw new Error(`could not open Search Logs: ${ok.message.split('\n')[0]}; the quick input showed: ${widget.slice(0, 300)}; screenshot ${shot}\n${logs}`);
         }
       }
@@ -145,9 +155,13 @@ async function main() {
     const shown = (step) =>
       page.waitForFunction(
         ({ rows, empty, value }) => {
-          const list = [...globalThis.document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')].sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')));
+          const list = [...globalThis.document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')].sort(
+            (a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')),
+          );
           const text = list.map((r) => r.innerText.replace(/\s+/g, ' '));
-          const ok = empty ? text.length > 0 && text[0].includes(`No entries match "${value}"`) : rows.every((r, i) => text[i] !== undefined && text[i].includes(r.title.replace(/\s+/g, ' ').trim()) && text[i].includes(r.snippet.replace(/\s+/g, ' ').trim()));
+          const ok = empty
+            ? text.length > 0 && text[0].includes(`No entries match "${value}"`)
+            : rows.every((r, i) => text[i] !== undefined && text[i].includes(r.title.replace(/\s+/g, ' ').trim()) && text[i].includes(r.snippet.replace(/\s+/g, ' ').trim()));
           return ok ? performance.now() : false;
         },
         step,
@@ -163,8 +177,13 @@ async function main() {
         const before = await page.evaluate(() => performance.now());
         await page.keyboard.type(step.key);
         const handle = await shown({ rows: step.rows, empty: step.empty, value: step.value.trim() }).catch(async (err) => {
-          const seen = await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts().catch(() => []);
-          throw new Error(`${err.message.split('\n')[0]} for "${step.value}": expected ${JSON.stringify(step.rows.slice(0, 2))}, the list showed ${JSON.stringify(seen.slice(0, 3))}`);
+          const seen = await page
+            .locator('.quick-input-widget .quick-input-list .monaco-list-row')
+            .allInnerTexts()
+            .catch(() => []);
+          throw new Error(
+            `${err.message.split('\n')[0]} for "${step.value}": expected ${JSON.stringify(step.rows.slice(0, 2))}, the list showed ${JSON.stringify(seen.slice(0, 3))}`,
+          );
         });
         const at = await handle.jsonValue();
         results.push({ ...step, ms: at - before });
@@ -180,10 +199,26 @@ async function main() {
     lines.push('| value typed | hits | keystroke to shown |', '|---|---|---|');
     for (const r of results) lines.push(`| \`${r.value}\` | ${r.total} | ${r.distinct ? ms(r.ms) : `(${ms(r.ms)}, same rows as before)`} |`);
     lines.push('', `| keys counted | p50 | p90 | max | goal p50 | met |`, '|---|---|---|---|---|---|');
-    const med = p(distinct.map((r) => r.ms), 0.5);
-    lines.push(`| ${distinct.length} of ${results.length} | ${ms(med)} | ${ms(p(distinct.map((r) => r.ms), 0.9))} | ${ms(Math.max(...distinct.map((r) => r.ms)))} | ≤ 100 | ${med <= 100 ? 'yes' : '**no**'} |`);
-    const loadAvg = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
-    lines.push('', `code-server's VS Code in headless Chromium; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`);
+    const med = p(
+      distinct.map((r) => r.ms),
+      0.5,
+    );
+    lines.push(
+      `| ${distinct.length} of ${results.length} | ${ms(med)} | ${ms(
+        p(
+          distinct.map((r) => r.ms),
+          0.9,
+        ),
+      )} | ${ms(Math.max(...distinct.map((r) => r.ms)))} | ≤ 100 | ${med <= 100 ? 'yes' : '**no**'} |`,
+    );
+    const loadAvg = os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ');
+    lines.push(
+      '',
+      `code-server's VS Code in headless Chromium; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`,
+    );
     const text = lines.join('\n') + '\n';
     process.stdout.write(text);
     fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });

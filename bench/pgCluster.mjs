@@ -35,10 +35,12 @@ function freePort() {
 
 export async function startCluster(cleanups) {
   const bin = pgBin();
-  if (!bin) throw new Error('PostgreSQL not found: install Debian\'s postgresql package, or pass --url postgres://...');
+  if (!bin) throw new Error("PostgreSQL not found: install Debian's postgresql package, or pass --url postgres://...");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-pgbench-cluster-'));
   const asRoot = process.getuid?.() === 0;
-  const owner = asRoot ? { uid: Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout), gid: Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout) } : undefined;
+  const owner = asRoot
+    ? { uid: Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout), gid: Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout) }
+    : undefined;
   if (owner) fs.chownSync(dir, owner.uid, owner.gid);
   const wrap = (cmd, args) => (asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
   const data = path.join(dir, 'data');
@@ -94,4 +96,3 @@ export async function createDatabase(adminUrl) {
   u.pathname = `/${name}`;
   return u.toString();
 }
-

@@ -142,7 +142,8 @@ async function main() {
   const qClients = [await server(qB.embedded, 'queue'), await server(qB.postgres, 'queue')];
   for (const c of qClients) {
     await call(c, 'create_project', { name: 'bench' });
-    for (let s = 0; s < CALLS; s += 1_000) await call(c, 'create_tasks_bulk', { projectId: 'bench', tasks: Array.from({ length: Math.min(1_000, CALLS - s) }, (_, i) => ({ instructions: `t${s + i}` })) });
+    for (let s = 0; s < CALLS; s += 1_000)
+      await call(c, 'create_tasks_bulk', { projectId: 'bench', tasks: Array.from({ length: Math.min(1_000, CALLS - s) }, (_, i) => ({ instructions: `t${s + i}` })) });
     await call(c, 'register_agent', { projectId: 'bench', agentName: 'solo' });
   }
   const request = await interleaved(qClients, async (c) => {
@@ -164,7 +165,12 @@ async function main() {
   const lines = [
     `# PostgreSQL beside the embedded engine (${new Date().toISOString().slice(0, 16)}Z${QUICK ? ', quick' : ''})`,
     '',
-    `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; PostgreSQL ${version} ${GIVEN_URL ? '(given server)' : 'throwaway cluster on 127.0.0.1, fsync and synchronous_commit on'}; the embedded journal fdatasynced per write.`,
+    `${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )}; PostgreSQL ${version} ${GIVEN_URL ? '(given server)' : 'throwaway cluster on 127.0.0.1, fsync and synchronous_commit on'}; the embedded journal fdatasynced per write.`,
     'Through real MCP clients over stdio to dist/server.js, one server per backend, alternating blocks of 100 calls; latency in the client, ms.',
     '',
     '| operation | backend | calls | p50 ms | p95 ms | calls/s |',
@@ -204,9 +210,8 @@ process.on('SIGINT', () => {
   cleanup();
   process.exit(130);
 });
-main()
-  .then(cleanup, (err) => {
-    cleanup();
-    process.stderr.write(`bench: failed: ${err.stack ?? err}\n`);
-    process.exitCode = 1;
-  });
+main().then(cleanup, (err) => {
+  cleanup();
+  process.stderr.write(`bench: failed: ${err.stack ?? err}\n`);
+  process.exitCode = 1;
+});

@@ -46,5 +46,7 @@ const show = (map, n) =>
     .slice(0, Number(n))
     .map(([k, us]) => `${((100 * us) / busy).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
     .join('\n');
-process.stdout.write(`${file}\nsampled ${(total / 1000).toFixed(0)} ms, of which idle ${(idle / 1000).toFixed(0)} ms; percentages are of the busy ${(busy / 1000).toFixed(0)} ms\n`);
+process.stdout.write(
+  `${file}\nsampled ${(total / 1000).toFixed(0)} ms, of which idle ${(idle / 1000).toFixed(0)} ms; percentages are of the busy ${(busy / 1000).toFixed(0)} ms\n`,
+);
 process.stdout.write(`\n-- self time\n${show(self, topSelf)}\n\n-- inclusive time\n${show(inclusive, topInclusive)}\n`);

@@ -99,7 +99,15 @@ const rows = AGENTS.map((agents) => {
   const r = runs.get(agents);
   const latencies = r.flatMap((x) => x.latencies).sort((a, b) => a - b);
   const rates = r.map((x) => x.perSecond);
-  return { agents, perSecond: median(rates), min: Math.min(...rates), max: Math.max(...rates), p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), spread: r.flatMap((x) => x.spread) };
+  return {
+    agents,
+    perSecond: median(rates),
+    min: Math.min(...rates),
+    max: Math.max(...rates),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    spread: r.flatMap((x) => x.spread),
+  };
 });
 const base = rows[0].perSecond;
 const lines = [

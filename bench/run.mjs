@@ -167,8 +167,7 @@ async function connect(name, command, args, env) {
 }
 
 const connectNoop = () => connect('bench-noop-client', process.execPath, [path.join(benchDir, 'noopServer.mjs')], { NODE_OPTIONS: '' });
-const connectServer = (dbPath, label = 'server') =>
-  connect('bench-client', process.execPath, [...profileArgs(label), serverJs, '--toolset', 'progress'], serverEnv(dbPath));
+const connectServer = (dbPath, label = 'server') => connect('bench-client', process.execPath, [...profileArgs(label), serverJs, '--toolset', 'progress'], serverEnv(dbPath));
 
 async function call(conn, name, args) {
   const result = await conn.client.callTool({ name, arguments: args });
@@ -543,7 +542,10 @@ async function storePhase(harness, ledgers, twinFiles, Database) {
   }
   for (const size of SIZES) {
     const st = sizeRow(size).store;
-    say(`store insert at ${kEntries(size)}: ours p50 ${ms(st.ours.p50)}` + (st.full ? `, better-sqlite3 FULL ${ms(st.full.p50)} (${ratio(st.ours.p50 / st.full.p50)}), NORMAL ${ms(st.normal.p50)}` : ''));
+    say(
+      `store insert at ${kEntries(size)}: ours p50 ${ms(st.ours.p50)}` +
+        (st.full ? `, better-sqlite3 FULL ${ms(st.full.p50)} (${ratio(st.ours.p50 / st.full.p50)}), NORMAL ${ms(st.normal.p50)}` : ''),
+    );
   }
   say(`append 2.6 KB + fdatasync: p50 ${ms(results.disk.p50)}`);
   fs.closeSync(floorFd);
@@ -655,7 +657,13 @@ function report() {
   const targets = table(
     ['#', 'figure', 'measured', 'target', 'met'],
     [
-      ['1', 'no-op tool call through the SDK over stdio (the floor), p50 / p90 / p99', `${ms(r.noop.p50)} / ${ms(r.noop.p90)} / ${ms(r.noop.p99)} (${r.noop.n} calls)`, 'reference', '-'],
+      [
+        '1',
+        'no-op tool call through the SDK over stdio (the floor), p50 / p90 / p99',
+        `${ms(r.noop.p50)} / ${ms(r.noop.p90)} / ${ms(r.noop.p99)} (${r.noop.n} calls)`,
+        'reference',
+        '-',
+      ],
       ['2', `\`log_progress\` through MCP, durable, p50 at ${sizesLabel}`, per((s) => ms(s.mcp.log.p50)), 'reported', '-'],
       ['2', '... over the no-op p50', logRatios.map(ratio).join(' / '), 'within 3x', verdict(logRatios.every((x) => x <= 3))],
       ['2', `... p50 at ${kEntries(lastRow.size)} over p50 at ${kEntries(first.size)}`, ratio(flat), 'below 1.5', verdict(flat < 1.5)],
@@ -669,12 +677,26 @@ function report() {
       [
         '4',
         `\`search_logs\` through MCP at ${kEntries(r.search?.size ?? MAX_SIZE)}: slowest p50 of ${searchRows.length} queries`,
-        worstSearch ? `${showP50(worstSearch)} (${worstSearch.q.label})${slowSearches.length > 0 ? `; ${slowSearches.length} of ${searchRows.length} queries at or over 20 ms` : ''}` : 'n/a',
+        worstSearch
+          ? `${showP50(worstSearch)} (${worstSearch.q.label})${slowSearches.length > 0 ? `; ${slowSearches.length} of ${searchRows.length} queries at or over 20 ms` : ''}`
+          : 'n/a',
         'under 20 ms each',
         verdict(searchRows.length > 0 && slowSearches.length === 0),
       ],
-      ['5', `spawn of dist/server.js to \`initialize\` answered, median of ${r.spawn.ours.n}`, `${ms(r.spawn.ours.p50)} (SDK no-op server: ${ms(r.spawn.noop.p50)})`, 'under 300 ms', verdict(r.spawn.ours.p50 < 300)],
-      ['6', `RSS of one server at ${kEntries(MEMORY_SIZE)} entries after a few tool calls`, mem ? `${mb(mem.rss)} (peak ${mb(mem.hwm)}); ledger ${mb(mem.bytes.total)}` : 'n/a', 'under 150 MB', verdict(mem ? mem.rss < 150 * 1048576 : undefined)],
+      [
+        '5',
+        `spawn of dist/server.js to \`initialize\` answered, median of ${r.spawn.ours.n}`,
+        `${ms(r.spawn.ours.p50)} (SDK no-op server: ${ms(r.spawn.noop.p50)})`,
+        'under 300 ms',
+        verdict(r.spawn.ours.p50 < 300),
+      ],
+      [
+        '6',
+        `RSS of one server at ${kEntries(MEMORY_SIZE)} entries after a few tool calls`,
+        mem ? `${mb(mem.rss)} (peak ${mb(mem.hwm)}); ledger ${mb(mem.bytes.total)}` : 'n/a',
+        'under 150 MB',
+        verdict(mem ? mem.rss < 150 * 1048576 : undefined),
+      ],
       [
         '6',
         `RSS of one server at ${kEntries(MAX_SIZE)} entries, over the ledger size (snapshot + journal)`,
@@ -709,7 +731,10 @@ function report() {
   const refs = [
     ['append 2.6 KB (one journal record) + fdatasync on this disk, in the store blocks, p50 / p99', `${ms(r.disk.p50)} / ${ms(r.disk.p99)}`],
     [`first tool call after spawn (opens the ledger), at ${sizesLabel}`, per((s) => ms(s.mcp.openMs))],
-    ...r.memory.map((m) => [`server memory at ${kEntries(m.size)}: RSS / peak; snapshot + journal`, `${mb(m.rss)} / ${mb(m.hwm)}; ${mb(m.bytes.snapshot)} + ${mb(m.bytes.journal)}`]),
+    ...r.memory.map((m) => [
+      `server memory at ${kEntries(m.size)}: RSS / peak; snapshot + journal`,
+      `${mb(m.rss)} / ${mb(m.hwm)}; ${mb(m.bytes.snapshot)} + ${mb(m.bytes.journal)}`,
+    ]),
   ];
   if (r.stall) {
     refs.push([
@@ -742,7 +767,14 @@ function report() {
     '',
     perSize,
     '',
-    ...(search ? [`\`search_logs\` at ${kEntries(r.search.size)} entries, through MCP; in-process is the same \`ProgressService.searchLogs\` call without MCP; "FTS4 count alone" is \`SELECT count(*) ... MATCH\` on the same ledger, the part no plan above the index can avoid:`, '', search, ''] : []),
+    ...(search
+      ? [
+          `\`search_logs\` at ${kEntries(r.search.size)} entries, through MCP; in-process is the same \`ProgressService.searchLogs\` call without MCP; "FTS4 count alone" is \`SELECT count(*) ... MATCH\` on the same ledger, the part no plan above the index can avoid:`,
+          '',
+          search,
+          '',
+        ]
+      : []),
     references,
   ].join('\n');
 }

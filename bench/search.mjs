@@ -117,12 +117,24 @@ async function loadPostgres(url) {
       for (let k = i; k < Math.min(SIZE, i + 1000); k++) rows.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
       const col = (f) => rows.map(f);
       await c.query('BEGIN');
-      for (const p of new Set(col((r) => r.projectId))) await c.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [p, rows[0].createdAt]);
+      for (const p of new Set(col((r) => r.projectId)))
+        await c.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [p, rows[0].createdAt]);
       await c.query(
         `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
          SELECT id, p, c, t, tf, tg, a, ct, setweight(to_tsvector('simple', tw), 'A') || setweight(to_tsvector('simple', cw), 'B')
            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS u(id, p, c, t, tf, tg, a, ct, tw, cw)`,
-        [col((r) => r.id), col((r) => r.projectId), col((r) => r.createdAt), col((r) => r.title), col((r) => harness.fold(r.title)), col((r) => JSON.stringify(r.tags)), col((r) => r.agentId), col((r) => r.content), col((r) => harness.searchWords(r.title)), col((r) => harness.searchWords(r.content))],
+        [
+          col((r) => r.id),
+          col((r) => r.projectId),
+          col((r) => r.createdAt),
+          col((r) => r.title),
+          col((r) => harness.fold(r.title)),
+          col((r) => JSON.stringify(r.tags)),
+          col((r) => r.agentId),
+          col((r) => r.content),
+          col((r) => harness.searchWords(r.title)),
+          col((r) => harness.searchWords(r.content)),
+        ],
       );
       const tags = rows.flatMap((r) => r.tags.map((t) => [r.id, t]));
       await c.query(
@@ -313,7 +325,15 @@ async function main() {
     const p = servers.map((_, k) => p50(times[i][k]));
     const mine = p[oursAt];
     const agree = new Set(hits[i].map(String)).size === 1 ? String(hits[i][0]) : `${hits[i].join(' / ')} (differ)`;
-    const row = [q.label, agree, ...servers.flatMap((_, k) => [ms(first[i][k]), ms(p[k])]), ...(oursAt > 0 ? [`${(p[0] / mine).toFixed(1)}x`] : []), `≤ ${q.goal}`, met(mine, q.goal), ...(POSTGRES ? [met(p[p.length - 1], q.goal)] : [])];
+    const row = [
+      q.label,
+      agree,
+      ...servers.flatMap((_, k) => [ms(first[i][k]), ms(p[k])]),
+      ...(oursAt > 0 ? [`${(p[0] / mine).toFixed(1)}x`] : []),
+      `≤ ${q.goal}`,
+      met(mine, q.goal),
+      ...(POSTGRES ? [met(p[p.length - 1], q.goal)] : []),
+    ];
     lines.push(`| ${row.join(' | ')} |`);
   }
   lines.push('', `### Ranked text right after a log_progress (p50 of ${AFTER_WRITE_CALLS}; ms)`, '');
@@ -327,8 +347,14 @@ async function main() {
   lines.push('', `### log_progress at ${SIZE.toLocaleString('en-US')} entries (p50 of ${LOG_CALLS}, alternating blocks of 50; ms)`, '');
   lines.push(`| ${[...names, ...(oursAt > 0 ? ['ratio (this / baseline)'] : [])].join(' | ')} |`, `|${[...names, ...(oursAt > 0 ? [''] : [])].map(() => '---').join('|')}|`);
   lines.push(`| ${[...lp.map(ms), ...(oursAt > 0 ? [(lp[oursAt] / lp[0]).toFixed(2)] : [])].join(' | ')} |`);
-  const loadAvg = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
-  lines.push('', `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`);
+  const loadAvg = os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ');
+  lines.push(
+    '',
+    `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`,
+  );
   const text = lines.join('\n') + '\n';
   process.stdout.write(text);
   fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });

@@ -44,7 +44,14 @@ async function connect(toolset) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER, '--toolset', toolset],
-    env: { ...getDefaultEnvironment(), AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_WORKSPACE: workspace, AGENT_PROGRESS_PROJECT: 'budget', AGENT_PROGRESS_TRACES_HOME: tracesHome, AGENT_PROGRESS_LOG_LEVEL: 'error' },
+    env: {
+      ...getDefaultEnvironment(),
+      AGENT_PROGRESS_DB_PATH: db,
+      AGENT_PROGRESS_WORKSPACE: workspace,
+      AGENT_PROGRESS_PROJECT: 'budget',
+      AGENT_PROGRESS_TRACES_HOME: tracesHome,
+      AGENT_PROGRESS_LOG_LEVEL: 'error',
+    },
     cwd: workspace,
     stderr: 'ignore',
   });
@@ -57,7 +64,12 @@ async function connect(toolset) {
 async function size(client, name, args) {
   try {
     const result = await client.callTool({ name, arguments: args });
-    return { bytes: bytes(result), error: result.isError ? JSON.stringify(result.content).slice(0, 120) : undefined, cut: Boolean(result._meta?.['agent-progress/truncated']), result };
+    return {
+      bytes: bytes(result),
+      error: result.isError ? JSON.stringify(result.content).slice(0, 120) : undefined,
+      cut: Boolean(result._meta?.['agent-progress/truncated']),
+      result,
+    };
   } catch (err) {
     return { bytes: bytes({ error: err.message }), error: err.message.slice(0, 160) };
   }
@@ -69,7 +81,13 @@ async function seedProgress(client) {
   for (let i = 0; i < 120; i++) {
     await client.callTool({
       name: 'log_progress',
-      arguments: { projectId: 'budget', title: wide(100), content: wide(10_000), tags: Array.from({ length: 10 }, (_, t) => `tag-${t}-${'x'.repeat(40)}`), agentId: 'a'.repeat(100) },
+      arguments: {
+        projectId: 'budget',
+        title: wide(100),
+        content: wide(10_000),
+        tags: Array.from({ length: 10 }, (_, t) => `tag-${t}-${'x'.repeat(40)}`),
+        agentId: 'a'.repeat(100),
+      },
     });
   }
   const found = await client.callTool({ name: 'search_logs', arguments: { projectId: 'budget', limit: 1 } });
@@ -78,7 +96,10 @@ async function seedProgress(client) {
 
 async function seedQueue(client) {
   await client.callTool({ name: 'create_project', arguments: { name: 'budget', description: wide(2000) } });
-  await client.callTool({ name: 'create_task_type', arguments: { projectId: 'budget', name: 'big', template: `${wide(19_900)} {{a}}`, variables: ['a'], duplicateHandling: 'allow' } });
+  await client.callTool({
+    name: 'create_task_type',
+    arguments: { projectId: 'budget', name: 'big', template: `${wide(19_900)} {{a}}`, variables: ['a'], duplicateHandling: 'allow' },
+  });
   const tasks = Array.from({ length: 60 }, (_, i) => ({ instructions: `${i} ${wide(19_990)}` }));
   for (let i = 0; i < tasks.length; i += 20) await client.callTool({ name: 'create_tasks_bulk', arguments: { projectId: 'budget', tasks: tasks.slice(i, i + 20) } });
   await client.callTool({ name: 'register_agent', arguments: { projectId: 'budget', agentName: 'bench-agent' } });
@@ -93,17 +114,42 @@ async function seedQueue(client) {
   }
   // Hold one: request_task and get_current_task send its instructions whole (their documented budget).
   const held = await client.callTool({ name: 'request_task', arguments: {} });
-  calls.push({ toolset: 'queue', tool: 'request_task', args: '{} (20,000 multi-byte characters of instructions)', isDefault: true, bytes: bytes(held), cut: Boolean(held._meta?.['agent-progress/truncated']), whole: true });
+  calls.push({
+    toolset: 'queue',
+    tool: 'request_task',
+    args: '{} (20,000 multi-byte characters of instructions)',
+    isDefault: true,
+    bytes: bytes(held),
+    cut: Boolean(held._meta?.['agent-progress/truncated']),
+    whole: true,
+  });
   return taskId;
 }
 
 async function seedWorkflow(client) {
-  const wf = await client.callTool({ name: 'start_workflow', arguments: { name: wide(200), description: wide(5000), plan: Array.from({ length: 50 }, (_, i) => ({ step: `${i} ${wide(190)}`, goal: wide(1000) })) } });
+  const wf = await client.callTool({
+    name: 'start_workflow',
+    arguments: { name: wide(200), description: wide(5000), plan: Array.from({ length: 50 }, (_, i) => ({ step: `${i} ${wide(190)}`, goal: wide(1000) })) },
+  });
   const workflowId = wf.structuredContent.workflow_id;
-  const task = await client.callTool({ name: 'start_task', arguments: { workflow_id: workflowId, name: wide(200), goal: wide(2000), areas: Array.from({ length: 20 }, (_, i) => `area-${i}/${'d'.repeat(150)}`) } });
+  const task = await client.callTool({
+    name: 'start_task',
+    arguments: { workflow_id: workflowId, name: wide(200), goal: wide(2000), areas: Array.from({ length: 20 }, (_, i) => `area-${i}/${'d'.repeat(150)}`) },
+  });
   const taskId = task.structuredContent.task_id;
   for (let i = 0; i < 30; i++) {
-    await client.callTool({ name: 'log_decision', arguments: { task_id: taskId, category: 'architecture', question: wide(500), options_considered: Array.from({ length: 20 }, () => wide(200)), chosen: wide(500), reasoning: wide(2000), trade_offs: wide(2000) } });
+    await client.callTool({
+      name: 'log_decision',
+      arguments: {
+        task_id: taskId,
+        category: 'architecture',
+        question: wide(500),
+        options_considered: Array.from({ length: 20 }, () => wide(200)),
+        chosen: wide(500),
+        reasoning: wide(2000),
+        trade_offs: wide(2000),
+      },
+    });
   }
   // 1,200 new files with long names: complete_task lists them.
   const dir = path.join(workspace, 'generated');
@@ -111,7 +157,11 @@ async function seedWorkflow(client) {
   for (let i = 0; i < 1200; i++) fs.writeFileSync(path.join(dir, `${String(i).padStart(5, '0')}-${'n'.repeat(120)}.txt`), `${i}\n`);
   const done = await client.callTool({
     name: 'complete_task',
-    arguments: { task_id: taskId, status: 'success', outcome: { summary: wide(4000), achievements: Array.from({ length: 50 }, () => wide(500)), limitations: Array.from({ length: 50 }, () => wide(500)) } },
+    arguments: {
+      task_id: taskId,
+      status: 'success',
+      outcome: { summary: wide(4000), achievements: Array.from({ length: 50 }, () => wide(500)), limitations: Array.from({ length: 50 }, () => wide(500)) },
+    },
   });
   return { workflowId, taskId, completeBytes: bytes(done), cut: Boolean(done._meta?.['agent-progress/truncated']) };
 }
@@ -119,7 +169,17 @@ async function seedWorkflow(client) {
 function seedTraces() {
   // Sessions with long tool outputs, in Claude Code's layout.
   const sessions = [];
-  for (let i = 0; i < 40; i++) sessions.push(writeClaude(tracesHome, { seed: i + 1, turns: 12, callsPerTurn: 6, outputBytes: 40_000, cwd: `/home/dev/project-${i % 7}`, start: new Date(Date.UTC(2026, 9, 1 + (i % 28), 9)) }));
+  for (let i = 0; i < 40; i++)
+    sessions.push(
+      writeClaude(tracesHome, {
+        seed: i + 1,
+        turns: 12,
+        callsPerTurn: 6,
+        outputBytes: 40_000,
+        cwd: `/home/dev/project-${i % 7}`,
+        start: new Date(Date.UTC(2026, 9, 1 + (i % 28), 9)),
+      }),
+    );
   return sessions[0];
 }
 
@@ -179,9 +239,27 @@ for (const toolset of TOOLSET_NAMES) {
   // What was served against what the descriptor says, and calls below that name no tool of it.
   const described = TOOLSETS[toolset];
   const differs = (a, b) => a.join(',') !== b.join(',');
-  if (differs(tools.tools.map((t) => t.name), toolNamesOf(toolset))) say(`${toolset}: tools/list differs from its descriptor (rebuild dist/?)`);
-  if (differs(prompts.prompts.map((p) => p.name), described.prompts.map((p) => p.name))) say(`${toolset}: prompts differ from its descriptor`);
-  if (differs(templates.resourceTemplates.map((t) => t.uriTemplate), described.resources.map((r) => r.template.uriTemplate))) say(`${toolset}: resource templates differ from its descriptor`);
+  if (
+    differs(
+      tools.tools.map((t) => t.name),
+      toolNamesOf(toolset),
+    )
+  )
+    say(`${toolset}: tools/list differs from its descriptor (rebuild dist/?)`);
+  if (
+    differs(
+      prompts.prompts.map((p) => p.name),
+      described.prompts.map((p) => p.name),
+    )
+  )
+    say(`${toolset}: prompts differ from its descriptor`);
+  if (
+    differs(
+      templates.resourceTemplates.map((t) => t.uriTemplate),
+      described.resources.map((r) => r.template.uriTemplate),
+    )
+  )
+    say(`${toolset}: resource templates differ from its descriptor`);
   for (const [tool] of CALLS[toolset]?.(seeds) ?? []) if (!toolNamesOf(toolset).includes(tool)) say(`${toolset}: the bench calls ${tool}, which the descriptor does not list`);
   if (toolset === 'progress') seeds.entryId = await seedProgress(client);
   if (toolset === 'queue') seeds.taskId = await seedQueue(client);
@@ -190,9 +268,20 @@ for (const toolset of TOOLSET_NAMES) {
     Object.assign(seeds, { workflowId: w.workflowId });
     calls.push({ toolset, tool: 'complete_task', args: '1,200 files changed, longest outcome', isDefault: true, bytes: w.completeBytes, cut: w.cut });
   }
-  for (const [tool, args, isDefault] of (CALLS[toolset]?.(seeds) ?? [])) {
+  for (const [tool, args, isDefault] of CALLS[toolset]?.(seeds) ?? []) {
     const r = await size(client, tool, args);
-    calls.push({ toolset, tool, args: JSON.stringify(args).replace(seeds.entryId ?? '\u0000', 'ID').replace(seeds.taskId ?? '\u0000', 'ID').replace(seeds.sessionId ?? '\u0000', 'ID'), isDefault, bytes: r.bytes, error: r.error, cut: r.cut });
+    calls.push({
+      toolset,
+      tool,
+      args: JSON.stringify(args)
+        .replace(seeds.entryId ?? '\u0000', 'ID')
+        .replace(seeds.taskId ?? '\u0000', 'ID')
+        .replace(seeds.sessionId ?? '\u0000', 'ID'),
+      isDefault,
+      bytes: r.bytes,
+      error: r.error,
+      cut: r.cut,
+    });
   }
   // Prompts and resources answer too.
   for (const p of prompts.prompts) {
@@ -208,7 +297,15 @@ for (const toolset of TOOLSET_NAMES) {
     if (toolset === 'workflow') biggest.push(bytes(await client.readResource({ uri: `agent-progress://workflow/${seeds.workflowId}` })));
     if (biggest.length) calls.push({ toolset, tool: 'resources/read', args: 'largest of the listed', isDefault: true, bytes: Math.max(...biggest) });
   }
-  rows.push({ toolset, tools: tools.tools.length, listChars, tokens: Math.round(listChars / 4), instructions: instructions.length, prompts: prompts.prompts.map((p) => p.name), templates: templates.resourceTemplates.map((t) => t.uriTemplate) });
+  rows.push({
+    toolset,
+    tools: tools.tools.length,
+    listChars,
+    tokens: Math.round(listChars / 4),
+    instructions: instructions.length,
+    prompts: prompts.prompts.map((p) => p.name),
+    templates: templates.resourceTemplates.map((t) => t.uriTemplate),
+  });
   await client.close();
 }
 
@@ -233,7 +330,10 @@ const md = [
 const detail = [
   '| toolset | call | arguments | default | size (cut: long texts shortened by the server to fit) |',
   '|---|---|---|---|---|',
-  ...calls.map((c) => `| ${c.toolset} | \`${c.tool}\` | ${c.args.replace(/\|/g, '\\|').slice(0, 80)} | ${c.isDefault ? 'yes' : 'no'} | ${kb(c.bytes)}${c.cut ? ' (cut)' : ''}${c.error ? ` (error: ${c.error.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 80)})` : ''}${c.bytes > (c.isDefault && !c.whole ? DEFAULT_CAP : HARD_CAP) ? ' **over**' : ''}${c.whole ? ' (whole by design)' : ''} |`),
+  ...calls.map(
+    (c) =>
+      `| ${c.toolset} | \`${c.tool}\` | ${c.args.replace(/\|/g, '\\|').slice(0, 80)} | ${c.isDefault ? 'yes' : 'no'} | ${kb(c.bytes)}${c.cut ? ' (cut)' : ''}${c.error ? ` (error: ${c.error.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 80)})` : ''}${c.bytes > (c.isDefault && !c.whole ? DEFAULT_CAP : HARD_CAP) ? ' **over**' : ''}${c.whole ? ' (whole by design)' : ''} |`,
+  ),
 ].join('\n');
 
 process.stdout.write(`${md}\n\n${detail}\n`);

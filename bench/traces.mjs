@@ -13,14 +13,29 @@ import path from 'node:path';
 
 const benchDir = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(benchDir, '..');
-const flags = Object.fromEntries(process.argv.slice(2).map((a) => /^--([^=]+)(?:=(.*))?$/.exec(a)).filter(Boolean).map((m) => [m[1], m[2] ?? true]));
+const flags = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .map((a) => /^--([^=]+)(?:=(.*))?$/.exec(a))
+    .filter(Boolean)
+    .map((m) => [m[1], m[2] ?? true]),
+);
 const TOTAL = Number(flags.sessions ?? 1000);
 const say = (m) => process.stderr.write(`${m}\n`);
 
 async function loadHarness() {
   const esbuild = await import('esbuild');
   const outfile = path.join(benchDir, '.build', 'tracesHarness.cjs');
-  await esbuild.build({ entryPoints: [path.join(benchDir, 'tracesHarness.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', define: { AGENT_PROGRESS_VERSION: JSON.stringify('bench') } });
+  await esbuild.build({
+    entryPoints: [path.join(benchDir, 'tracesHarness.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'warning',
+    define: { AGENT_PROGRESS_VERSION: JSON.stringify('bench') },
+  });
   process.env.AGENT_PROGRESS_SQLJS_WASM = path.join(root, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
   return createRequire(import.meta.url)(outfile);
 }
@@ -61,7 +76,17 @@ try {
     const start = new Date(Date.UTC(2026, 0, 1) + i * 3_600_000);
     const cwd = `/home/dev/project-${i % 25}`;
     if (i % 5 < 3) {
-      claude.push(h.writeClaude(home, { seed: 1000 + i, start, cwd, turns: 3 + Math.floor(random() * 6), callsPerTurn: 2 + Math.floor(random() * 4), outputBytes: 500 + Math.floor(random() * 3500), failEvery: 7 }));
+      claude.push(
+        h.writeClaude(home, {
+          seed: 1000 + i,
+          start,
+          cwd,
+          turns: 3 + Math.floor(random() * 6),
+          callsPerTurn: 2 + Math.floor(random() * 4),
+          outputBytes: 500 + Math.floor(random() * 3500),
+          failEvery: 7,
+        }),
+      );
     } else {
       h.writeCodex(home, { seed: 5000 + i, start, cwd, turns: 2 + Math.floor(random() * 7) });
     }
@@ -114,7 +139,12 @@ try {
   if (fs.existsSync(serverJs) && fs.existsSync('/proc/self/status')) {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [serverJs, '--toolset', 'traces'], env: { PATH: process.env.PATH ?? '', AGENT_PROGRESS_TRACES_HOME: home, AGENT_PROGRESS_DB_PATH: path.join(home, 'ledger', 'data.db'), AGENT_PROGRESS_LOG_LEVEL: 'error' }, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [serverJs, '--toolset', 'traces'],
+      env: { PATH: process.env.PATH ?? '', AGENT_PROGRESS_TRACES_HOME: home, AGENT_PROGRESS_DB_PATH: path.join(home, 'ledger', 'data.db'), AGENT_PROGRESS_LOG_LEVEL: 'error' },
+      stderr: 'ignore',
+    });
     const client = new Client({ name: 'bench', version: '1' });
     await client.connect(transport);
     const vm = (key) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${transport.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
@@ -131,19 +161,31 @@ try {
 
   const rows = [
     ['corpus', `${files.length} files (${TOTAL} sessions: 600 Claude Code, 400 Codex), ${mb(bytes)}`],
-    ['first index (every file read)', `${ms(first.ms)} for ${sessions} sessions = ${(first.ms / sessions).toFixed(2)} ms per session, ${((bytes / 1048576) / (first.ms / 1000)).toFixed(0)} MB/s; ${first.value.bytesRead.toLocaleString('en-US')} bytes read`],
+    [
+      'first index (every file read)',
+      `${ms(first.ms)} for ${sessions} sessions = ${(first.ms / sessions).toFixed(2)} ms per session, ${(bytes / 1048576 / (first.ms / 1000)).toFixed(0)} MB/s; ${first.value.bytesRead.toLocaleString('en-US')} bytes read`,
+    ],
     ['rescan, nothing changed (stat only)', `${ms(rescan.ms)} first; p50 ${ms(rescans.p50)} / p90 ${ms(rescans.p90)} over 10; 0 bytes read (${rescan.value.bytesRead})`],
-    ['incremental re-index: 100 grown, 10 new', `${ms(incremental.ms)}; ${incremental.value.tailed} files read from their last offset, ${incremental.value.parsed} new files read whole; ${incremental.value.bytesRead.toLocaleString('en-US')} bytes read (${appended.toLocaleString('en-US')} appended + the new files)`],
+    [
+      'incremental re-index: 100 grown, 10 new',
+      `${ms(incremental.ms)}; ${incremental.value.tailed} files read from their last offset, ${incremental.value.parsed} new files read whole; ${incremental.value.bytesRead.toLocaleString('en-US')} bytes read (${appended.toLocaleString('en-US')} appended + the new files)`,
+    ],
     ['restart (a new process, no cache)', `${ms(restart.ms)}`],
     ['one traces server (dist/server.js) on these folders', serverMemory],
-    ['index memory (heap after first index, less before)', globalThis.gc ? mb(heapAfter - heapBefore) : `${mb(heapAfter - heapBefore)} (run with --expose-gc for a steadier figure)`],
+    [
+      'index memory (heap after first index, less before)',
+      globalThis.gc ? mb(heapAfter - heapBefore) : `${mb(heapAfter - heapBefore)} (run with --expose-gc for a steadier figure)`,
+    ],
     ['list_sessions (10), p50 / p90 (the tools rescan at most once a second, as in the server)', `${ms(list.p50)} / ${ms(list.p90)}`],
     ['get_session_details summary, p50 / p90', `${ms(summary.p50)} / ${ms(summary.p90)}`],
     ['analyze_session, p50 / p90', `${ms(analyze.p50)} / ${ms(analyze.p90)}`],
     ['get_session_details steps (reads the transcript), p50 / p90', `${ms(steps.p50)} / ${ms(steps.p90)}`],
     ['search_event_previews in one session, p50', ms(searchOne.p50)],
     ['search_event_previews, a common word (page fills early), p50', ms(searchCommon.p50)],
-    ['search_event_previews, no match: scans every transcript, first (reads the files) / again (parsed events of the sessions that fit the cache: 24 MB of transcripts)', `${ms(searchCold.ms)} / ${ms(searchAll.p50)}`],
+    [
+      'search_event_previews, no match: scans every transcript, first (reads the files) / again (parsed events of the sessions that fit the cache: 24 MB of transcripts)',
+      `${ms(searchCold.ms)} / ${ms(searchAll.p50)}`,
+    ],
   ];
   const table = [
     `Traces bench of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average ${os.loadavg()[0].toFixed(1)}.`,

@@ -23,7 +23,10 @@ const problems = [];
 function readZip(buf) {
   let eocd = -1;
   for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65_557); i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
   }
   if (eocd < 0) throw new Error('not a zip file (no end of central directory)');
   const count = buf.readUInt16LE(eocd + 10);
@@ -40,7 +43,9 @@ function readZip(buf) {
     const local = buf.readUInt32LE(at + 42);
     const name = buf.toString('utf8', at + 46, at + 46 + nameLen);
     entries.push({
-      name, size, compressed,
+      name,
+      size,
+      compressed,
       read() {
         const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
         const data = buf.subarray(start, start + compressed);
@@ -63,12 +68,22 @@ const byName = new Map(entries.map((e) => [e.name, e]));
 for (const required of ['extension.vsixmanifest', '[Content_Types].xml', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/LICENSE.txt']) {
   if (!byName.has(required) && !(required === 'extension/LICENSE.txt' && byName.has('extension/LICENSE'))) problems.push(`${required} is missing`);
 }
-const allowed = [/^extension\.vsixmanifest$/, /^\[Content_Types\]\.xml$/, /^extension\/(package\.json|readme\.md|changelog\.md|LICENSE(\.txt)?)$/, /^extension\/dist\/[\w.-]+\.(js|wasm)$/, /^extension\/dist\/webview\/[\w.-]+\.js$/, /^extension\/media\/[\w.-]+\.(css|svg|png)$/, /^extension\/media\/walkthrough\/[\w.-]+\.md$/];
+const allowed = [
+  /^extension\.vsixmanifest$/,
+  /^\[Content_Types\]\.xml$/,
+  /^extension\/(package\.json|readme\.md|changelog\.md|LICENSE(\.txt)?)$/,
+  /^extension\/dist\/[\w.-]+\.(js|wasm)$/,
+  /^extension\/dist\/webview\/[\w.-]+\.js$/,
+  /^extension\/media\/[\w.-]+\.(css|svg|png)$/,
+  /^extension\/media\/walkthrough\/[\w.-]+\.md$/,
+];
 for (const e of entries) if (!allowed.some((re) => re.test(e.name))) problems.push(`${e.name} should not be in the package (.vscodeignore is an allow-list)`);
 if (entries.some((e) => e.name.endsWith('.map'))) problems.push('source maps are packaged');
 
 const manifest = JSON.parse(byName.get('extension/package.json')?.read().toString('utf8') ?? '{}');
-const need = (cond, message) => { if (!cond) problems.push(message); };
+const need = (cond, message) => {
+  if (!cond) problems.push(message);
+};
 // Open VSX (ovsx validateManifest and checkLicense) and the Marketplace (vsce).
 need(typeof manifest.publisher === 'string' && /^[a-z0-9][a-z0-9-]*$/i.test(manifest.publisher), "manifest: a valid 'publisher'");
 need(typeof manifest.name === 'string' && /^[a-z0-9][a-z0-9-]*$/.test(manifest.name), "manifest: a valid lower-case 'name'");
@@ -79,9 +94,33 @@ need(typeof manifest.displayName === 'string' && manifest.displayName.length > 0
 need(typeof manifest.description === 'string' && manifest.description.length > 0, "manifest: 'description'");
 need(typeof manifest.repository === 'object' && /^https:\/\//.test(manifest.repository.url ?? ''), "manifest: 'repository' with an https url");
 need(Array.isArray(manifest.keywords) && manifest.keywords.length <= 30, "manifest: at most 30 'keywords' (the Marketplace limit)");
-const CATEGORIES = ['AI', 'Azure', 'Chat', 'Data Science', 'Debuggers', 'Education', 'Extension Packs', 'Formatters', 'Keymaps', 'Language Packs', 'Linters', 'Machine Learning', 'Notebooks', 'Other', 'Programming Languages', 'SCM Providers', 'Snippets', 'Testing', 'Themes', 'Visualization'];
+const CATEGORIES = [
+  'AI',
+  'Azure',
+  'Chat',
+  'Data Science',
+  'Debuggers',
+  'Education',
+  'Extension Packs',
+  'Formatters',
+  'Keymaps',
+  'Language Packs',
+  'Linters',
+  'Machine Learning',
+  'Notebooks',
+  'Other',
+  'Programming Languages',
+  'SCM Providers',
+  'Snippets',
+  'Testing',
+  'Themes',
+  'Visualization',
+];
 for (const c of manifest.categories ?? []) need(CATEGORIES.includes(c), `manifest: unknown category "${c}"`);
-need(/^#[0-9a-f]{6}$/i.test(manifest.galleryBanner?.color ?? '') && ['dark', 'light'].includes(manifest.galleryBanner?.theme), "manifest: 'galleryBanner' with a #rrggbb color and a theme");
+need(
+  /^#[0-9a-f]{6}$/i.test(manifest.galleryBanner?.color ?? '') && ['dark', 'light'].includes(manifest.galleryBanner?.theme),
+  "manifest: 'galleryBanner' with a #rrggbb color and a theme",
+);
 const icon = manifest.icon ? byName.get(`extension/${manifest.icon}`) : undefined;
 need(Boolean(icon), "manifest: an 'icon' that is in the package");
 if (icon) {

@@ -33,12 +33,26 @@ const { tools } = await copilot.listTools();
 say(`Tools served: ${tools.map((t) => t.name).join(', ')}\n`);
 
 const entries = [
-  { agentId: 'copilot', title: 'Refactored authentication to JWT', tags: ['auth', 'refactor'],
-    content: 'Replaced server sessions with JWT access tokens. Added src/auth/jwt.ts (sign/verify), updated src/middleware/auth.ts to validate the bearer token, and changed POST /login to return a token pair. All 42 tests pass. Left: refresh-token rotation.' },
-  { agentId: 'claude-code', title: 'Added refresh-token rotation', tags: ['auth'],
-    content: 'Implemented refresh-token rotation with reuse detection in src/auth/refresh.ts; a reused token revokes the whole family. Added 9 tests. Documented the flow in docs/auth.md.' },
-  { agentId: 'copilot', title: 'Fixed flaky checkout test', tags: ['tests'],
-    content: 'The checkout e2e test raced the payment mock. Awaited the webhook before asserting; ran it 200 times without a failure.' },
+  {
+    agentId: 'copilot',
+    title: 'Refactored authentication to JWT',
+    tags: ['auth', 'refactor'],
+    content:
+      'Replaced server sessions with JWT access tokens. Added src/auth/jwt.ts (sign/verify), updated src/middleware/auth.ts to validate the bearer token, and changed POST /login to return a token pair. All 42 tests pass. Left: refresh-token rotation.',
+  },
+  {
+    agentId: 'claude-code',
+    title: 'Added refresh-token rotation',
+    tags: ['auth'],
+    content:
+      'Implemented refresh-token rotation with reuse detection in src/auth/refresh.ts; a reused token revokes the whole family. Added 9 tests. Documented the flow in docs/auth.md.',
+  },
+  {
+    agentId: 'copilot',
+    title: 'Fixed flaky checkout test',
+    tags: ['tests'],
+    content: 'The checkout e2e test raced the payment mock. Awaited the webhook before asserting; ran it 200 times without a failure.',
+  },
 ];
 const logged = [];
 for (const entry of entries) {
@@ -60,7 +74,7 @@ const context = await claude.callTool({ name: 'get_context', arguments: { projec
 say(`\nget_context ${logged[0].id} (summary by: ${context.structuredContent.summarySource}):`);
 say(context.structuredContent.summary);
 if (context.structuredContent.summarySource === 'fallback') {
-  say('(No model was available, so this is an extract of the entry and is not cached. Inside VS Code the client\'s model summarises');
+  say("(No model was available, so this is an extract of the entry and is not cached. Inside VS Code the client's model summarises");
   say(' through MCP sampling; elsewhere set OPENAI_API_KEY, and optionally OPENAI_BASE_URL for any OpenAI-compatible endpoint.)');
 }
 

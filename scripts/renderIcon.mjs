@@ -14,7 +14,9 @@ const { chromium } = loadPlaywright();
 const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS });
 try {
   const page = await browser.newPage({ viewport: { width: size, height: size }, deviceScaleFactor: 1 });
-  await page.setContent(`<!doctype html><html><body style="margin:0;background:transparent">${svg.replace(/width="128" height="128"/, `width="${size}" height="${size}"`)}</body></html>`);
+  await page.setContent(
+    `<!doctype html><html><body style="margin:0;background:transparent">${svg.replace(/width="128" height="128"/, `width="${size}" height="${size}"`)}</body></html>`,
+  );
   const out = path.join(root, 'media', 'icon.png');
   await page.locator('svg').screenshot({ path: out, omitBackground: true });
   console.log(`wrote ${path.relative(root, out)} (${size}x${size}, ${fs.statSync(out).size} bytes)`);

@@ -47,23 +47,34 @@ export function writeUserSettings(userDataDir, extra = {}) {
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   const file = path.join(userDataDir, 'User', 'settings.json');
   let existing = {};
-  try { existing = JSON.parse(fs.readFileSync(file, 'utf8')); } catch { /* none yet */ }
-  fs.writeFileSync(file, JSON.stringify({
-    ...existing,
-    'security.workspace.trust.enabled': false,
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'workbench.enableExperiments': false,
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'chat.mcp.autostart': 'never',
-    'window.commandCenter': false,
-    // The chat view would take a third of every screenshot.
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    ...extra,
-  }, null, 2));
+  try {
+    existing = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    /* none yet */
+  }
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        ...existing,
+        'security.workspace.trust.enabled': false,
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.enableExperiments': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'chat.mcp.autostart': 'never',
+        'window.commandCenter': false,
+        // The chat view would take a third of every screenshot.
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        ...extra,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 /** Parses NAME=VALUE strings (repeated --env flags) into an object. */
@@ -90,7 +101,9 @@ export function processesOfRun(runId) {
       if (/\) Z /.test(stat)) continue; // a zombie is dead; its parent reaps it
       const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
       found.push({ pid: Number(name), cmd });
-    } catch { /* gone, or not ours to read */ }
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
   return found;
 }
@@ -108,7 +121,12 @@ export function describeProcess({ cmd }) {
   if (lang) return `language server (${lang[1]})`;
   // Anything else was started by an extension: MCP servers show up here.
   const words = cmd.split(' ');
-  return words.slice(0, 2).map((w) => path.basename(w)).join(' ') || 'unnamed process';
+  return (
+    words
+      .slice(0, 2)
+      .map((w) => path.basename(w))
+      .join(' ') || 'unnamed process'
+  );
 }
 
 /**
@@ -125,11 +143,26 @@ export async function startCodeServer({ runDir, userDataDir, extensionsDir, work
   for (const dir of [runDir, userDataDir, extensionsDir]) fs.mkdirSync(dir, { recursive: true });
   writeUserSettings(userDataDir, settings);
   const runId = randomBytes(8).toString('hex');
-  const args = [codeServerEntry, '--bind-addr', '127.0.0.1:0', '--auth', 'none',
+  const args = [
+    codeServerEntry,
+    '--bind-addr',
+    '127.0.0.1:0',
+    '--auth',
+    'none',
     // Always --config: without it code-server writes ~/.config/code-server/config.yaml.
-    '--config', path.join(runDir, 'config.yaml'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
-    '--disable-getting-started-override', '--ignore-last-opened', '--disable-file-downloads'];
+    '--config',
+    path.join(runDir, 'config.yaml'),
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    '--disable-file-downloads',
+  ];
   // A built web workbench honours the ?payload= development options (extensionDevelopmentPath,
   // extensionTestsPath) only with the smoke-test driver enabled.
   if (devMode) args.push('--vscode-option', 'enable-smoke-test-driver');
@@ -147,37 +180,70 @@ export async function startCodeServer({ runDir, userDataDir, extensionsDir, work
   // Should this process die without stopping the run (SIGKILL, a CI timeout), a watchdog stops
   // code-server's process group, then kills whatever still carries the run's mark. It does not
   // carry the mark itself.
-  const watchdog = spawn('sh', ['-c', [
-    `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
-    `kill -TERM -${proc.pid} 2>/dev/null; sleep 5`,
-    `for e in /proc/[0-9]*/environ; do if grep -qa 'HARNESS_RUN_ID=${runId}' "$e" 2>/dev/null; then p=\${e#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; fi; done`,
-    `kill -KILL -${proc.pid} 2>/dev/null`,
-  ].join('\n')], { detached: true, stdio: 'ignore' });
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      [
+        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
+        `kill -TERM -${proc.pid} 2>/dev/null; sleep 5`,
+        `for e in /proc/[0-9]*/environ; do if grep -qa 'HARNESS_RUN_ID=${runId}' "$e" 2>/dev/null; then p=\${e#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; fi; done`,
+        `kill -KILL -${proc.pid} 2>/dev/null`,
+      ].join('\n'),
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
   watchdog.unref();
   let exited = null;
-  proc.on('exit', (code, signal) => { exited = { code, signal }; });
+  proc.on('exit', (code, signal) => {
+    exited = { code, signal };
+  });
   // Every process of the run seen so far (pid -> process), sampled each second, for the report.
   const seen = new Map();
-  const sample = () => { for (const p of processesOfRun(runId)) if (!seen.has(p.pid)) seen.set(p.pid, p); };
+  const sample = () => {
+    for (const p of processesOfRun(runId)) if (!seen.has(p.pid)) seen.set(p.pid, p);
+  };
   const sampler = setInterval(sample, 1_000);
   sampler.unref();
   const server = {
-    runId, proc, logFile, runDir, port: 0, origin: '', seen,
-    processes: () => { sample(); return processesOfRun(runId); },
-    stop: (opts) => { clearInterval(sampler); sample(); return stopRun(server, { log, ...opts }).finally(() => watchdog.kill()); },
+    runId,
+    proc,
+    logFile,
+    runDir,
+    port: 0,
+    origin: '',
+    seen,
+    processes: () => {
+      sample();
+      return processesOfRun(runId);
+    },
+    stop: (opts) => {
+      clearInterval(sampler);
+      sample();
+      return stopRun(server, { log, ...opts }).finally(() => watchdog.kill());
+    },
   };
   const deadline = Date.now() + 60_000;
   while (!server.port) {
     const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(fs.readFileSync(logFile, 'utf8'));
     if (m) server.port = Number(m[1]);
     else if (exited) throw new Error(`code-server exited (${exited.code ?? exited.signal}) before listening; see ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-    else if (Date.now() > deadline) { await server.stop(); throw new Error(`code-server did not listen within 60 s; see ${logFile}`); }
-    else await sleep(100);
+    else if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`code-server did not listen within 60 s; see ${logFile}`);
+    } else await sleep(100);
   }
   server.origin = `http://127.0.0.1:${server.port}`;
   for (;;) {
-    try { if ((await fetch(`${server.origin}/healthz`)).ok) break; } catch { /* not yet */ }
-    if (exited || Date.now() > deadline) { await server.stop(); throw new Error(`code-server /healthz did not answer; see ${logFile}`); }
+    try {
+      if ((await fetch(`${server.origin}/healthz`)).ok) break;
+    } catch {
+      /* not yet */
+    }
+    if (exited || Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`code-server /healthz did not answer; see ${logFile}`);
+    }
     await sleep(100);
   }
   log(`code-server ${server.origin} (pid ${proc.pid}, run ${runId})`);
@@ -198,16 +264,30 @@ export function workbenchUrl(server, { folder, extensionDevelopmentPaths = [], e
   return url;
 }
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--disable-breakpad', '--disable-crash-reporter'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--disable-breakpad',
+  '--disable-crash-reporter',
+];
 
 /** Headless Debian Chromium, marked as part of the run so the cleanup check sees it too. */
 export async function launchChromium(server) {
   const { chromium } = loadPlaywright();
   return chromium.launch({
-    executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS,
+    executablePath: chromiumPath,
+    headless: true,
+    args: CHROMIUM_ARGS,
     // Our own handlers close the browser and then stop code-server; Playwright's would exit first.
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
     // XDG_CONFIG_HOME: Debian's Chromium keeps a crash-report folder there (not in $HOME).
     env: { ...process.env, XDG_CONFIG_HOME: path.join(server.runDir, 'chromium-config'), HARNESS_RUN_ID: server.runId },
   });
@@ -221,7 +301,13 @@ export async function launchChromium(server) {
 async function stopRun(server, { graceMs = 10_000, log = () => {} } = {}) {
   const { proc, runId } = server;
   const before = processesOfRun(runId);
-  const signal = (pid, sig) => { try { process.kill(pid, sig); } catch { /* already gone */ } };
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* already gone */
+    }
+  };
   if (proc.exitCode === null && proc.signalCode === null) signal(-proc.pid, 'SIGTERM');
   for (const p of before) signal(p.pid, 'SIGTERM');
   let left = processesOfRun(runId);
@@ -232,11 +318,16 @@ async function stopRun(server, { graceMs = 10_000, log = () => {} } = {}) {
   }
   const killed = left;
   if (killed.length > 0) {
-    log(`cleanup: ${killed.length} process(es) still running ${graceMs / 1000} s after SIGTERM, sending SIGKILL: ${killed.map((p) => `${p.pid} (${describeProcess(p)})`).join(', ')}`);
+    log(
+      `cleanup: ${killed.length} process(es) still running ${graceMs / 1000} s after SIGTERM, sending SIGKILL: ${killed.map((p) => `${p.pid} (${describeProcess(p)})`).join(', ')}`,
+    );
     signal(-proc.pid, 'SIGKILL');
     for (const p of killed) signal(p.pid, 'SIGKILL');
     const end = Date.now() + 5_000;
-    do { await sleep(200); left = processesOfRun(runId); } while (left.length > 0 && Date.now() < end);
+    do {
+      await sleep(200);
+      left = processesOfRun(runId);
+    } while (left.length > 0 && Date.now() < end);
   }
   // Reap code-server itself so it does not linger as a zombie of this process.
   if (proc.exitCode === null && proc.signalCode === null) await Promise.race([new Promise((r) => proc.once('exit', r)), sleep(2_000)]);
@@ -254,7 +345,10 @@ export function cleanupReport({ seen = [], stopped, killed, left }) {
   if (left.length > 0) {
     return { ok: false, line: `cleanup: FAILED, ${left.length} process(es) of this run still alive: ${left.map((p) => `${p.pid} ${p.cmd.slice(0, 120)}`).join('; ')}` };
   }
-  const parts = [`${seen.length} process(es) seen during the run (${names(seen)})`, `${stopped.length} still running at the end were stopped by SIGTERM${stopped.length ? ` (${names(stopped)})` : ''}`];
+  const parts = [
+    `${seen.length} process(es) seen during the run (${names(seen)})`,
+    `${stopped.length} still running at the end were stopped by SIGTERM${stopped.length ? ` (${names(stopped)})` : ''}`,
+  ];
   if (killed.length > 0) parts.push(`${killed.length} needed SIGKILL (${names(killed)})`);
   return { ok: true, line: `cleanup: ${parts.join(', ')}; no process of this run is left` };
 }

@@ -41,7 +41,10 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const m = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
-    if (!m) { positional.push(arg); continue; }
+    if (!m) {
+      positional.push(arg);
+      continue;
+    }
     const [, name, inline] = m;
     if (VALUE_FLAGS.has(name)) {
       const value = inline ?? argv[++i];
@@ -85,7 +88,11 @@ const hostLogFile = path.join(runDir, 'host.log');
 let hostLogOffset = 0;
 function printHostLog() {
   let text;
-  try { text = fs.readFileSync(hostLogFile, 'utf8'); } catch { return; }
+  try {
+    text = fs.readFileSync(hostLogFile, 'utf8');
+  } catch {
+    return;
+  }
   const lastNewline = text.lastIndexOf('\n');
   if (lastNewline < hostLogOffset) return;
   for (const line of text.slice(hostLogOffset, lastNewline).split('\n')) console.log(`  | ${line}`);
@@ -115,7 +122,9 @@ async function shoot(page, name) {
     const file = path.join(screenshotsDir, `${name}.png`);
     await page.screenshot({ path: file, timeout: 10_000 });
     log('screenshot', file);
-  } catch (e) { log(`screenshot ${name} failed: ${e.message}`); }
+  } catch (e) {
+    log(`screenshot ${name} failed: ${e.message}`);
+  }
 }
 
 let server;
@@ -150,14 +159,24 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 }
 
 /** The first lines of an error: Playwright's messages carry whole browser logs. */
-const brief = (e) => String(e?.message ?? e).split('\n').slice(0, 4).join('\n').slice(0, 800);
+const brief = (e) =>
+  String(e?.message ?? e)
+    .split('\n')
+    .slice(0, 4)
+    .join('\n')
+    .slice(0, 800);
 
 try {
   for (const p of [...devPaths, testsPath]) if (!fs.existsSync(p)) throw new Error(`not found: ${p}`);
   if (ignored.length > 0) log('ignoring desktop flags:', ignored.join(' '));
   const extraEnv = parseEnvAssignments(flags.env);
   server = await startCodeServer({
-    runDir, userDataDir, extensionsDir, workspace, devMode: true, log,
+    runDir,
+    userDataDir,
+    extensionsDir,
+    workspace,
+    devMode: true,
+    log,
     env: { ...extraEnv, HARNESS_TEST_OUT: resultsFile, HARNESS_TEST_LOG: hostLogFile },
   });
   browser = await launchChromium(server);
@@ -166,23 +185,33 @@ try {
   // The workbench calls window.codeAutomationExit(code) when the extension host running the
   // tests exits (run() settled): then a missing results file means index.js did not load.
   let hostExit = null;
-  await page.exposeFunction('codeAutomationExit', (code) => { hostExit = { code }; });
+  await page.exposeFunction('codeAutomationExit', (code) => {
+    hostExit = { code };
+  });
   page.on('console', (m) => {
-    const text = m.text().replace(/%c|color: #[0-9a-f]{3}/g, '').trim();
+    const text = m
+      .text()
+      .replace(/%c|color: #[0-9a-f]{3}/g, '')
+      .trim();
     if (verbose) console.log('  [console]', text.slice(0, 2000));
     if ((m.type() === 'error' || /^ERR /.test(text)) && !NOISE.test(text)) {
       consoleErrors.push(text.slice(0, 2000));
       if (consoleErrors.length > 20) consoleErrors.shift();
     }
   });
-  page.on('pageerror', (e) => { if (verbose) console.log('  [pageerror]', e.message); });
+  page.on('pageerror', (e) => {
+    if (verbose) console.log('  [pageerror]', e.message);
+  });
 
   const url = workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: devPaths, extensionTestsPath: testsPath });
   log('extension', devPaths.join(', '), '| tests', testsPath, '| workspace', workspace);
   await page.goto(url);
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   log('workbench loaded; waiting for the tests');
-  if (screenshotsDir) setTimeout(() => { if (!stopping && !hostExit) void shoot(page, '01-workbench'); }, 3_000);
+  if (screenshotsDir)
+    setTimeout(() => {
+      if (!stopping && !hostExit) void shoot(page, '01-workbench');
+    }, 3_000);
 
   const deadline = Date.now() + timeoutMs;
   while (!fs.existsSync(resultsFile) && !hostExit && Date.now() < deadline) {
@@ -195,9 +224,11 @@ try {
   if (fs.existsSync(resultsFile) && !hostExit) await new Promise((r) => setTimeout(r, 500));
   await shoot(page, '99-end');
   if (!fs.existsSync(resultsFile)) {
-    throw new Error(hostExit
-      ? `the extension host exited (code ${hostExit.code}) without writing results: did ${testsPath} load? (rerun with --verbose)`
-      : `no test results after ${timeoutMs / 1000} s (rerun with --verbose)`);
+    throw new Error(
+      hostExit
+        ? `the extension host exited (code ${hostExit.code}) without writing results: did ${testsPath} load? (rerun with --verbose)`
+        : `no test results after ${timeoutMs / 1000} s (rerun with --verbose)`,
+    );
   }
   const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
   for (const t of results.tests) {

@@ -49,14 +49,18 @@ for (const arg of process.argv.slice(2)) {
   else flags[m[1]] = m[2] ?? true;
 }
 if (!flags.out) {
-  console.error('usage: node scripts/vscode/screenshots.mjs --out=DIR [--extensionDevelopmentPath=DIR | --vsix=FILE] [--workspace=DIR] [--view-container=ID] [--script=FILE] (see the header of this file)');
+  console.error(
+    'usage: node scripts/vscode/screenshots.mjs --out=DIR [--extensionDevelopmentPath=DIR | --vsix=FILE] [--workspace=DIR] [--view-container=ID] [--script=FILE] (see the header of this file)',
+  );
   process.exit(2);
 }
 
 const log = makeLogger();
 const outDir = path.resolve(flags.out);
 const stepTimeout = Number(flags.timeout || 30_000);
-const [width, height] = String(flags.size || '1400x900').split('x').map(Number);
+const [width, height] = String(flags.size || '1400x900')
+  .split('x')
+  .map(Number);
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vscode-harness-shots-'));
 const userDataDir = path.join(runDir, 'user-data');
 const extensionsDir = path.join(runDir, 'extensions');
@@ -69,14 +73,27 @@ fs.rmSync(path.join(outDir, 'failure.png'), { force: true });
 const script = flags.script ? JSON.parse(fs.readFileSync(flags.script, 'utf8')) : [];
 if (!Array.isArray(script)) throw new Error(`${flags.script}: want a JSON array of steps`);
 const steps = [];
-if (flags['view-container']) steps.push({ activity: flags['view-container'] }, { wait: Number(flags.wait || 2_000) }, { screenshot: 'sidebar', target: 'sidebar' }, { screenshot: 'editor', target: 'editor', optional: true }, { screenshot: 'window', target: 'window' });
+if (flags['view-container'])
+  steps.push(
+    { activity: flags['view-container'] },
+    { wait: Number(flags.wait || 2_000) },
+    { screenshot: 'sidebar', target: 'sidebar' },
+    { screenshot: 'editor', target: 'editor', optional: true },
+    { screenshot: 'window', target: 'window' },
+  );
 steps.push(...script);
 if (steps.length === 0) steps.push({ wait: Number(flags.wait || 2_000) }, { screenshot: 'window', target: 'window' });
 
 /** The manifests of the extension under test, to turn a view-container id into its title. */
 function manifests() {
   const dirs = devPath ? [devPath] : fs.readdirSync(extensionsDir).map((d) => path.join(extensionsDir, d));
-  return dirs.flatMap((d) => { try { return [JSON.parse(fs.readFileSync(path.join(d, 'package.json'), 'utf8'))]; } catch { return []; } });
+  return dirs.flatMap((d) => {
+    try {
+      return [JSON.parse(fs.readFileSync(path.join(d, 'package.json'), 'utf8'))];
+    } catch {
+      return [];
+    }
+  });
 }
 function containerTitle(idOrTitle) {
   for (const m of manifests()) {
@@ -123,7 +140,15 @@ async function findInWebviews(selector, timeout, within) {
       const frame = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('#active-frame');
       const loc = frame.locator(selector).first();
       if (!(await loc.isVisible().catch(() => false))) continue;
-      if (within && !(await frame.locator(within).first().isVisible().catch(() => false))) continue;
+      if (
+        within &&
+        !(await frame
+          .locator(within)
+          .first()
+          .isVisible()
+          .catch(() => false))
+      )
+        continue;
       return loc;
     }
     if (Date.now() > end) throw new Error(`no webview shows ${selector}${within ? ` together with ${within}` : ''}`);
@@ -132,7 +157,11 @@ async function findInWebviews(selector, timeout, within) {
 }
 
 async function runCommand(title, timeout) {
-  await page.locator('.part.titlebar, .part.statusbar').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page
+    .locator('.part.titlebar, .part.statusbar')
+    .first()
+    .click({ position: { x: 5, y: 5 } })
+    .catch(() => {});
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input').first();
   await input.waitFor({ state: 'visible', timeout });
@@ -152,7 +181,9 @@ async function runStep(step) {
   if ('activity' in step) {
     const title = containerTitle(step.activity);
     const item = page.locator(`.activitybar .action-item [aria-label^="${title.replace(/"/g, '\\"')}"]`).first();
-    await item.waitFor({ timeout }).catch(() => { throw new Error(`no activity-bar icon titled "${title}" (is the extension loaded?)`); });
+    await item.waitFor({ timeout }).catch(() => {
+      throw new Error(`no activity-bar icon titled "${title}" (is the extension loaded?)`);
+    });
     await item.click();
     await parkMouse();
     return `opened "${title}"`;
@@ -194,7 +225,21 @@ try {
   const settings = flags.settings ? JSON.parse(fs.readFileSync(flags.settings, 'utf8')) : {};
   if (flags.vsix) {
     log('installing', flags.vsix);
-    const r = spawnSync(nodeBin, [codeServerEntry, '--config', path.join(runDir, 'config.yaml'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', path.resolve(flags.vsix)], { encoding: 'utf8' });
+    const r = spawnSync(
+      nodeBin,
+      [
+        codeServerEntry,
+        '--config',
+        path.join(runDir, 'config.yaml'),
+        '--user-data-dir',
+        userDataDir,
+        '--extensions-dir',
+        extensionsDir,
+        '--install-extension',
+        path.resolve(flags.vsix),
+      ],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`code-server --install-extension failed:\n${r.stdout}${r.stderr}`);
   }
   server = await startCodeServer({ runDir, userDataDir, extensionsDir, workspace, devMode: !!devPath, settings, env: parseEnvAssignments(flags.env), log });

@@ -23,4 +23,3 @@ export interface Command {
   exitCodeForUsage?: number;
   run(argv: string[], ctx: CommandContext): Promise<void>;
 }
-

@@ -44,7 +44,8 @@ Options:
     }
     const copied = result.counts.filter((c) => c.copied > 0 || c.source > 0);
     ctx.out.line(`Copied ${result.total} records from ${result.from} to ${result.to}; counts checked:`);
-    for (const c of copied) ctx.out.line(`  ${c.collection.padEnd(18)} source ${String(c.source).padStart(7)}  copied ${String(c.copied).padStart(7)}  target ${String(c.after).padStart(7)}`);
+    for (const c of copied)
+      ctx.out.line(`  ${c.collection.padEnd(18)} source ${String(c.source).padStart(7)}  copied ${String(c.copied).padStart(7)}  target ${String(c.after).padStart(7)}`);
     if (copied.length === 0) ctx.out.line('  (the source ledger is empty)');
   },
 };

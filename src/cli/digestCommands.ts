@@ -62,9 +62,11 @@ Options:
     if (p.positionals.length > 0) throw new UsageError(`Unexpected argument "${p.positionals[0]}"`);
     const idleRaw = flagValue(p, 'idle-minutes');
     const idleMinutes = idleRaw === undefined ? undefined : Number(idleRaw);
-    if (idleMinutes !== undefined && (!/^\d+(\.\d+)?$/.test(idleRaw!) || !(idleMinutes >= 0 && idleMinutes <= 10_080))) throw new UsageError('--idle-minutes must be a number of minutes from 0 to 10080');
+    if (idleMinutes !== undefined && (!/^\d+(\.\d+)?$/.test(idleRaw!) || !(idleMinutes >= 0 && idleMinutes <= 10_080)))
+      throw new UsageError('--idle-minutes must be a number of minutes from 0 to 10080');
     const excludeProviders = flagValues(p, 'exclude-provider');
-    for (const provider of excludeProviders) if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
+    for (const provider of excludeProviders)
+      if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
     const workspaceFlag = flagValue(p, 'workspace');
     const workspace = workspaceFlag !== undefined ? path.resolve(ctx.cwd, workspaceFlag) : resolveWorkspace(process.env, ctx.cwd);
     if (!isDirectory(workspace)) throw new UsageError(`--workspace ${workspace} is not a folder`);
@@ -74,7 +76,9 @@ Options:
     });
     const session = flagValue(p, 'session');
     if (session !== undefined && session.trim() === '') throw new UsageError('--session needs a session id or a unique prefix of one (agent-progress digest --dry-run lists them)');
-    const run = flagSet(p, 'dry-run') ? await digests.pending() : await digests.run({ ...(session !== undefined ? { sessionId: session } : {}), ...(flagSet(p, 'now') ? { force: 'all' as DigestForce } : {}) });
+    const run = flagSet(p, 'dry-run')
+      ? await digests.pending()
+      : await digests.run({ ...(session !== undefined ? { sessionId: session } : {}), ...(flagSet(p, 'now') ? { force: 'all' as DigestForce } : {}) });
     printRun(ctx, run, flagSet(p, 'json'));
   },
 };
@@ -105,7 +109,8 @@ function parseHookInput(text: string, fallbackCwd: string): HookInput {
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError('the hook input must be a JSON object with hook_event_name');
   const o = doc as Record<string, unknown>;
-  const str = (key: string, max = 4096): string | undefined => (typeof o[key] === 'string' && (o[key] as string).length <= max && !(o[key] as string).includes('\0') ? (o[key] as string) : undefined);
+  const str = (key: string, max = 4096): string | undefined =>
+    typeof o[key] === 'string' && (o[key] as string).length <= max && !(o[key] as string).includes('\0') ? (o[key] as string) : undefined;
   const event = str('hook_event_name', 100);
   if (!event) throw new UsageError('the hook input has no hook_event_name (SessionStart, Stop or SessionEnd)');
   const cwd = str('cwd');
@@ -119,8 +124,12 @@ async function sessionStartContext(ctx: CommandContext, workspace: string): Prom
   const projectId = workflowProjectId(process.env, workspace);
   const progress = await ctx.services.progress();
   const { entries, total } = await progress.listEntries(projectId, { limit: CONTEXT_ENTRIES });
-  if (entries.length === 0) return `Agent Progress: the progress log of project "${projectId}" has no entries yet. Record what you do with log_progress (projectId "${projectId}").`;
-  const lines = [`Agent Progress: the latest ${entries.length} of ${total} entries in the progress log of project "${projectId}" (newest first). Read one with get_context; search with search_logs; record your own work with log_progress.`, ''];
+  if (entries.length === 0)
+    return `Agent Progress: the progress log of project "${projectId}" has no entries yet. Record what you do with log_progress (projectId "${projectId}").`;
+  const lines = [
+    `Agent Progress: the latest ${entries.length} of ${total} entries in the progress log of project "${projectId}" (newest first). Read one with get_context; search with search_logs; record your own work with log_progress.`,
+    '',
+  ];
   for (const e of entries) {
     const full = await progress.showEntry(e.id, projectId);
     const summary = full.summary ?? extractiveSummary(full.content);
@@ -160,7 +169,8 @@ hookSpecificOutput.additionalContext). Never exits 2 (which the agents read as "
     const format = flagValue(p, 'format') ?? 'claude';
     if (format !== 'claude' && format !== 'gemini') throw new UsageError('--format must be claude or gemini');
     const excludeProviders = flagValues(p, 'exclude-provider');
-    for (const provider of excludeProviders) if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
+    for (const provider of excludeProviders)
+      if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
     const input = parseHookInput(await ctx.readStdin(), ctx.cwd);
     const workspace = process.env.AGENT_PROGRESS_WORKSPACE?.trim() ? resolveWorkspace(process.env, input.cwd) : input.cwd;
     if (!isDirectory(workspace)) throw new LedgerError('not_found', `the hook's folder ${workspace} does not exist`);

@@ -9,7 +9,9 @@ import { flagSet, flagValue, parseArgv, UsageError } from './args';
 import type { Command } from './command';
 
 function countsLine(counts: ImportCounts['imported']): string {
-  const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([name, n]) => `${n} ${name}`);
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([name, n]) => `${n} ${name}`);
   return parts.length > 0 ? parts.join(', ') : 'nothing';
 }
 
@@ -94,13 +96,19 @@ Options:
     if (!flagSet(p, 'yes') || plan.count === 0) {
       if (flagSet(p, 'json')) ctx.out.json({ ...plan, removed: 0, done: false });
       else if (plan.count === 0) ctx.out.line(`No entries${where} are older than ${plan.days} days (created before ${plan.before}).`);
-      else ctx.out.line(`${plan.count} ${plan.count === 1 ? 'entry' : 'entries'}${where} older than ${plan.days} days would be ${action}d (written to a JSON file first). Run again with --yes to do it.`);
+      else
+        ctx.out.line(
+          `${plan.count} ${plan.count === 1 ? 'entry' : 'entries'}${where} older than ${plan.days} days would be ${action}d (written to a JSON file first). Run again with --yes to do it.`,
+        );
       return;
     }
     const exportOption = flagValue(p, 'export');
     const result = await transfer.applyRetention(plan, exportOption !== undefined ? { exportFile: path.resolve(ctx.cwd, exportOption) } : {});
     if (flagSet(p, 'json')) ctx.out.json({ ...result, done: true });
-    else ctx.out.line(`${action === 'archive' ? 'Archived' : 'Deleted'} ${result.removed} ${result.removed === 1 ? 'entry' : 'entries'}${where} older than ${plan.days} days; they were written first to ${result.exportFile}`);
+    else
+      ctx.out.line(
+        `${action === 'archive' ? 'Archived' : 'Deleted'} ${result.removed} ${result.removed === 1 ? 'entry' : 'entries'}${where} older than ${plan.days} days; they were written first to ${result.exportFile}`,
+      );
   },
 };
 

@@ -26,9 +26,10 @@ function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   const groups = [...new Set(COMMANDS.map((c) => c.group ?? 'Commands'))];
   const sections = groups.map(
-    (g) => `${g}:\n${COMMANDS.filter((c) => (c.group ?? 'Commands') === g)
-      .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
-      .join('\n')}`,
+    (g) =>
+      `${g}:\n${COMMANDS.filter((c) => (c.group ?? 'Commands') === g)
+        .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
+        .join('\n')}`,
   );
   return `Usage: agent-progress [--db PATH|URL] [--config FILE] COMMAND [options]
 
@@ -117,7 +118,11 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
       return command.exitCodeForUsage ?? 2;
     }
     if (isLedgerError(err)) {
-      const message = cliWording(err.message, command, COMMANDS.map((c) => c.name));
+      const message = cliWording(
+        err.message,
+        command,
+        COMMANDS.map((c) => c.name),
+      );
       if (wantsJson) out.json({ error: { ...err.toJSON(), message } });
       out.error(`agent-progress ${name}: ${message}`);
       return err.code === 'invalid_argument' ? (command.exitCodeForUsage ?? 2) : 1;

@@ -64,7 +64,8 @@ const SPECS: Spec[] = [
     name: 'create-project',
     summary: 'create a task queue project',
     args: '<name> [description]',
-    options: '  --max-retries N          default retries of its task types (3)\n  --lease-duration MIN     default lease in minutes, fractions allowed (10)\n  --reaper-interval MIN    how often expired leases are checked (1)',
+    options:
+      '  --max-retries N          default retries of its task types (3)\n  --lease-duration MIN     default lease in minutes, fractions allowed (10)\n  --reaper-interval MIN    how often expired leases are checked (1)',
     flags: { 'max-retries': { value: true }, 'lease-duration': { value: true }, 'reaper-interval': { value: true } },
     min: 1,
     max: 2,
@@ -105,8 +106,14 @@ const SPECS: Spec[] = [
       max: 1,
       async run(q, { pos, session }) {
         const args = { projectId: pos[0] };
-        const project = name === 'get-project' ? await q.getProject(args, session) : name === 'close-project' ? await q.closeProject(args, CLI_OPERATOR, session) : await q.joinProject(args, session);
-        const text = name === 'join-project' ? `${projectText(project)}\nAgents: register-agent ${project.id} [name], then request-task ${project.id} <name>.` : projectText(project);
+        const project =
+          name === 'get-project'
+            ? await q.getProject(args, session)
+            : name === 'close-project'
+              ? await q.closeProject(args, CLI_OPERATOR, session)
+              : await q.joinProject(args, session);
+        const text =
+          name === 'join-project' ? `${projectText(project)}\nAgents: register-agent ${project.id} [name], then request-task ${project.id} <name>.` : projectText(project);
         return { text, json: { project } };
       },
     }),
@@ -116,7 +123,7 @@ const SPECS: Spec[] = [
     summary: 'define a task type with a {{variable}} template',
     args: '<project> <name> [template]',
     options:
-      '  --variables a,b          the template\'s variables (default: taken from it)\n  --duplicates MODE        allow (default), ignore or fail\n  --max-retries N          retries before a task fails\n  --lease-duration MIN     lease in minutes, fractions allowed',
+      "  --variables a,b          the template's variables (default: taken from it)\n  --duplicates MODE        allow (default), ignore or fail\n  --max-retries N          retries before a task fails\n  --lease-duration MIN     lease in minutes, fractions allowed",
     flags: { variables: { value: true }, duplicates: { value: true }, 'max-retries': { value: true }, 'lease-duration': { value: true } },
     min: 2,
     max: 3,
@@ -127,7 +134,14 @@ const SPECS: Spec[] = [
           projectId: pos[0],
           name: pos[1],
           ...(pos[2] !== undefined ? { template: pos[2] } : {}),
-          ...(vars !== undefined ? { variables: vars.split(',').map((v) => v.trim()).filter(Boolean) } : {}),
+          ...(vars !== undefined
+            ? {
+                variables: vars
+                  .split(',')
+                  .map((v) => v.trim())
+                  .filter(Boolean),
+              }
+            : {}),
           ...(flagValue(p, 'duplicates') !== undefined ? { duplicateHandling: flagValue(p, 'duplicates') } : {}),
           ...(num(p, 'max-retries') !== undefined ? { maxRetries: num(p, 'max-retries') } : {}),
           ...(num(p, 'lease-duration') !== undefined ? { leaseDurationMinutes: num(p, 'lease-duration') } : {}),
@@ -192,7 +206,8 @@ const SPECS: Spec[] = [
     name: 'create-tasks-bulk',
     summary: 'queue tasks from a JSON, JSON-lines or CSV file',
     args: '<project> <tasks-file>',
-    options: '  JSON: [{"typeId": "t", "variables": {"a": "1"}}, ...]; CSV: a header with typeId,\n  instructions and one column per variable. Files over 1,000 rows are sent in chunks.',
+    options:
+      '  JSON: [{"typeId": "t", "variables": {"a": "1"}}, ...]; CSV: a header with typeId,\n  instructions and one column per variable. Files over 1,000 rows are sent in chunks.',
     min: 2,
     max: 2,
     async run(q, { pos, session, ctx }) {
@@ -205,7 +220,12 @@ const SPECS: Spec[] = [
         throw new UsageError(`Cannot read ${pos[1]}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
       }
       const rows = parseTaskFile(text, file);
-      const total = { tasksCreated: 0, duplicatesIgnored: 0, errors: [] as { index: number; message: string }[], createdTasks: [] as { id: string; typeId: string; status: string }[] };
+      const total = {
+        tasksCreated: 0,
+        duplicatesIgnored: 0,
+        errors: [] as { index: number; message: string }[],
+        createdTasks: [] as { id: string; typeId: string; status: string }[],
+      };
       for (let start = 0; start < rows.length; start += BULK_CHUNK) {
         const out = await q.createTasksBulk({ projectId: pos[0], tasks: rows.slice(start, start + BULK_CHUNK) }, CLI_OPERATOR, session);
         total.tasksCreated += out.tasksCreated;
@@ -236,7 +256,8 @@ const SPECS: Spec[] = [
     name: 'list-tasks',
     summary: "list a project's tasks",
     args: '<project>',
-    options: '  --status S               queued, running, completed, failed or cancelled\n  --type T                 only this task type\n  --limit N, --offset N    paging (default 50)',
+    options:
+      '  --status S               queued, running, completed, failed or cancelled\n  --type T                 only this task type\n  --limit N, --offset N    paging (default 50)',
     flags: { status: { value: true }, type: { value: true }, limit: { value: true }, offset: { value: true } },
     min: 1,
     max: 1,
@@ -263,7 +284,10 @@ const SPECS: Spec[] = [
     min: 1,
     max: 2,
     async run(q, { pos, p, session }) {
-      const out = await q.registerAgent({ projectId: pos[0], ...(pos[1] !== undefined ? { agentName: pos[1] } : {}), ...(key(p) !== undefined ? { apiKey: key(p) } : {}) }, session);
+      const out = await q.registerAgent(
+        { projectId: pos[0], ...(pos[1] !== undefined ? { agentName: pos[1] } : {}), ...(key(p) !== undefined ? { apiKey: key(p) } : {}) },
+        session,
+      );
       const text = out.apiKey
         ? `Registered agent ${out.agent.name} in ${out.agent.projectId}.\nAPI key (shown only now): ${out.apiKey}\nUse it with --key or AGENT_PROGRESS_AGENT_KEY.`
         : `Reconnected agent ${out.agent.name} in ${out.agent.projectId}.`;
@@ -275,7 +299,7 @@ const SPECS: Spec[] = [
       name,
       summary: name === 'request-task' ? 'take the next task (as an agent)' : 'show the task an agent holds',
       args: '<project> <agent-name>',
-      options: '  --key KEY                the agent\'s API key (or AGENT_PROGRESS_AGENT_KEY)',
+      options: "  --key KEY                the agent's API key (or AGENT_PROGRESS_AGENT_KEY)",
       flags: keyFlags,
       min: 2,
       max: 2,
@@ -286,7 +310,11 @@ const SPECS: Spec[] = [
           return { text: task ? heldText(task) : 'No task held.', json: { task: task ?? null } };
         }
         const out = await q.requestTask(args, session);
-        const text = out.task ? `${out.alreadyAssigned ? 'Already holding' : 'Assigned'} ${heldText(out.task)}` : out.reason === 'closed' ? 'The project is closed.' : 'No task is queued.';
+        const text = out.task
+          ? `${out.alreadyAssigned ? 'Already holding' : 'Assigned'} ${heldText(out.task)}`
+          : out.reason === 'closed'
+            ? 'The project is closed.'
+            : 'No task is queued.';
         return { text, json: { task: out.task ?? null, alreadyAssigned: out.alreadyAssigned, reason: out.reason } };
       },
     }),
@@ -352,7 +380,10 @@ const SPECS: Spec[] = [
     max: 2,
     async run(q, { pos, session }) {
       const a = await q.getAgentStatus({ projectId: pos[0], agentName: pos[1] }, session);
-      return { text: `${a.name}: ${a.status}${a.currentTaskId ? ` on ${a.currentTaskId}` : ''}, last seen ${a.lastSeen}${a.connected ? '' : ', not connected'}`, json: { agent: a } };
+      return {
+        text: `${a.name}: ${a.status}${a.currentTaskId ? ` on ${a.currentTaskId}` : ''}, last seen ${a.lastSeen}${a.connected ? '' : ', not connected'}`,
+        json: { agent: a },
+      };
     },
   },
   {
@@ -386,7 +417,7 @@ const SPECS: Spec[] = [
   ...(['requeue-task', 'cancel-task'] as const).map(
     (name): Spec => ({
       name,
-      summary: name === 'requeue-task' ? 'put a task back in the queue (a person\'s decision)' : 'withdraw a queued or running task',
+      summary: name === 'requeue-task' ? "put a task back in the queue (a person's decision)" : 'withdraw a queued or running task',
       args: '<task-id>',
       min: 1,
       max: 1,

@@ -75,7 +75,14 @@ const startCommand: Command = {
 Starts a review from .agent-progress/reviews/NAME.(json|yaml); without --workflow, the only
 definition or the one named "default". Agents then find it with get_workflow. Prints its id.`,
   async run(argv, ctx) {
-    const p = parseArgv(argv, { workflow: { value: true, alias: 'w' }, branch: { value: true }, 'merge-request': { value: true }, notes: { value: true }, by: { value: true }, json: {} });
+    const p = parseArgv(argv, {
+      workflow: { value: true, alias: 'w' },
+      branch: { value: true },
+      'merge-request': { value: true },
+      notes: { value: true },
+      by: { value: true },
+      json: {},
+    });
     if (p.positionals.length > 0) throw new UsageError(`Unexpected argument "${p.positionals[0]}"`);
     const service = await ctx.services.review();
     const branch = flagValue(p, 'branch');
@@ -109,7 +116,10 @@ same document as the status file VS Code keeps.`,
     const run = await chooseRun(service, onePositional(p.positionals));
     const state = await service.state(run.id);
     if (flagSet(p, 'json')) {
-      ctx.out.json({ ...statusDocument(state, new Date()), action_list: state.actions.map((a) => ({ action_id: a.id, kind: a.kind, status: a.status, decided_by: a.decidedBy, text: a.text })) });
+      ctx.out.json({
+        ...statusDocument(state, new Date()),
+        action_list: state.actions.map((a) => ({ action_id: a.id, kind: a.kind, status: a.status, decided_by: a.decidedBy, text: a.text })),
+      });
       return;
     }
     ctx.out.line(`${run.id}  ${run.workflow}  phase: ${run.phase}  (project ${run.projectId}, started ${run.createdAt})`);
@@ -143,7 +153,7 @@ who (default: operator:cli and the OS user name).`,
 const exportCommand: Command = {
   name: 'review-export',
   group: GROUP,
-  summary: 'export a review\'s actions and decisions as JSON',
+  summary: "export a review's actions and decisions as JSON",
   usage: `Usage: agent-progress review-export [ID] [--status pending|approved|dismissed] [--out FILE]
 
 Prints (or writes to FILE) the review's actions with their decisions as JSON, for a CI script to

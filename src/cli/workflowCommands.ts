@@ -162,7 +162,12 @@ decisions, issues and milestones.`,
     if (task.areas.length > 0) out.line(`areas: ${task.areas.join(', ')}`);
     const s = task.startSnapshot;
     if (s) {
-      const detail = s.type === 'git' ? `git, ${s.head ? `HEAD ${s.head.slice(0, 12)}` : 'no commit yet'}${s.branch ? ` on ${s.branch}` : ''}, tree ${s.tree?.slice(0, 12)}` : s.type === 'checksum' ? `checksum of ${s.fileCount} files` : `none (${s.note})`;
+      const detail =
+        s.type === 'git'
+          ? `git, ${s.head ? `HEAD ${s.head.slice(0, 12)}` : 'no commit yet'}${s.branch ? ` on ${s.branch}` : ''}, tree ${s.tree?.slice(0, 12)}`
+          : s.type === 'checksum'
+            ? `checksum of ${s.fileCount} files`
+            : `none (${s.note})`;
       out.line(`snapshot: ${detail}${s.root ? ` in ${s.root}` : ''}`);
     }
     if (task.status === 'in_progress' && (task.progress !== null || task.milestone)) out.line(`progress: ${task.progress ?? '?'}%${task.milestone ? ` (${task.milestone})` : ''}`);

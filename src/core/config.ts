@@ -195,7 +195,9 @@ export function loadConfig(options: { env?: Env; cwd?: string; configFile?: stri
       if (raw === undefined) continue;
       if (!layer.trusted) {
         if (/\$\{[^}]*\}/.test(raw)) {
-          warnings.push(`${layer.file}: ${key} refers to an environment variable, which a config file in the working folder may not expand; ignored. Trust the file with --config or AGENT_PROGRESS_CONFIG.`);
+          warnings.push(
+            `${layer.file}: ${key} refers to an environment variable, which a config file in the working folder may not expand; ignored. Trust the file with --config or AGENT_PROGRESS_CONFIG.`,
+          );
           continue;
         }
         return { value: raw, file: layer.file };

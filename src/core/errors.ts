@@ -28,7 +28,7 @@ export class LedgerError extends Error {
     this.name = 'LedgerError';
     this.code = code;
     this.details = options.details;
-    this.retryable = options.retryable ?? (code === 'unavailable');
+    this.retryable = options.retryable ?? code === 'unavailable';
   }
 
   toJSON(): ErrorShape {

@@ -19,11 +19,7 @@ export interface Logger {
   once(key: string, level: LogLevel, message: string): void;
 }
 
-const KEY_SHAPES: RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi,
-  /\bapk_[A-Za-z0-9_-]{16,}/g,
-];
+const KEY_SHAPES: RegExp[] = [/\bsk-[A-Za-z0-9_-]{16,}/g, /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi, /\bapk_[A-Za-z0-9_-]{16,}/g];
 
 export function isLogLevel(value: string): value is LogLevel {
   return value in ORDER;

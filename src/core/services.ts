@@ -95,7 +95,12 @@ export class Services {
 
   async progress(): Promise<ProgressService> {
     const ledger = await this.ledger();
-    this.progressService ??= new ProgressService({ store: ledger.progress, summariser: this.summariser, logger: this.options.logger, ...(this.options.clock ? { clock: this.options.clock } : {}) });
+    this.progressService ??= new ProgressService({
+      store: ledger.progress,
+      summariser: this.summariser,
+      logger: this.options.logger,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+    });
     return this.progressService;
   }
 
@@ -132,7 +137,12 @@ export class Services {
   async queue(): Promise<QueueService> {
     const ledger = await this.ledger();
     if (!this.queueService) {
-      this.queueService = new QueueService({ store: ledger.queue, logger: this.options.logger, onLedgerChange: (listener) => ledger.onDidChange(listener), ...(this.options.clock ? { clock: this.options.clock } : {}) });
+      this.queueService = new QueueService({
+        store: ledger.queue,
+        logger: this.options.logger,
+        onLedgerChange: (listener) => ledger.onDidChange(listener),
+        ...(this.options.clock ? { clock: this.options.clock } : {}),
+      });
       this.options.onQueueReady?.(this.queueService);
     }
     return this.queueService;
@@ -142,7 +152,11 @@ export class Services {
   async transfer(): Promise<TransferService> {
     const ledger = await this.ledger();
     // On PostgreSQL the location is a URL: exports go beside the local ledger path instead.
-    this.transferService ??= new TransferService({ store: ledger.transfer, ledgerLocation: this.options.config.databaseUrl ? this.options.config.dbPath : ledger.location, logger: this.options.logger });
+    this.transferService ??= new TransferService({
+      store: ledger.transfer,
+      ledgerLocation: this.options.config.databaseUrl ? this.options.config.dbPath : ledger.location,
+      logger: this.options.logger,
+    });
     return this.transferService;
   }
 
@@ -176,7 +190,12 @@ export class Services {
       projectId: () => workflowProjectId(process.env, workspace),
       settings: () => {
         const given = { ...(this.options.digests?.() ?? {}), ...(overrides?.settings ?? {}) };
-        return { enabled: given.enabled ?? true, idleMinutes: given.idleMinutes ?? DEFAULT_IDLE_MINUTES, excludeProviders: given.excludeProviders ?? [], excludeFolders: given.excludeFolders ?? [] };
+        return {
+          enabled: given.enabled ?? true,
+          idleMinutes: given.idleMinutes ?? DEFAULT_IDLE_MINUTES,
+          excludeProviders: given.excludeProviders ?? [],
+          excludeFolders: given.excludeFolders ?? [],
+        };
       },
       ...(this.options.clock ? { now: () => this.options.clock!().getTime() } : {}),
     });

@@ -14,8 +14,8 @@ export class ApiKeyStore extends Disposable {
     super();
     this.register(
       secrets.onDidChange((e) => {
-      if (e.key === SECRET_KEY) this.changed.fire();
-    }),
+        if (e.key === SECRET_KEY) this.changed.fire();
+      }),
     );
   }
 

@@ -68,12 +68,22 @@ export function activate(context: vscode.ExtensionContext): AgentProgressApi {
   });
 
   const progressLog = activateProgressLog(shared);
-  const features = [progressLog, activateWorkflows(shared), activateSessions(shared), activateQueue(shared), activateReview(shared), activateSetup(shared), activateLedger(shared, progressLog.deps)];
+  const features = [
+    progressLog,
+    activateWorkflows(shared),
+    activateSessions(shared),
+    activateQueue(shared),
+    activateReview(shared),
+    activateSetup(shared),
+    activateLedger(shared, progressLog.deps),
+  ];
   context.subscriptions.push(...features);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      const moved = (e.affectsConfiguration('agentProgress.ledgerPath') && ledgerPathFor(context) !== ledgerPath) || (e.affectsConfiguration('agentProgress.databaseUrl') && readSettings().databaseUrl !== databaseUrl);
+      const moved =
+        (e.affectsConfiguration('agentProgress.ledgerPath') && ledgerPathFor(context) !== ledgerPath) ||
+        (e.affectsConfiguration('agentProgress.databaseUrl') && readSettings().databaseUrl !== databaseUrl);
       if (!moved) return;
       const choice = await vscode.window.showInformationMessage('Agent Progress: the ledger location changed. Reload the window to use it.', 'Reload Window');
       if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');

@@ -44,7 +44,11 @@ export class LedgerHost extends Disposable {
 
   private get services(): Services {
     this.servicesInstance ??= new (loadCore().Services)({
-      config: { dbPath: this.ledgerPath, ...(this.databaseUrl ? { databaseUrl: this.databaseUrl } : {}), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      config: {
+        dbPath: this.ledgerPath,
+        ...(this.databaseUrl ? { databaseUrl: this.databaseUrl } : {}),
+        openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' },
+      },
       logger: this.logger,
       summaryProviders: this.summaryProviders,
       // The extension host only reads and caches summaries: snapshots are the servers' job, and

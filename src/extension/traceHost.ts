@@ -64,7 +64,12 @@ export class TraceHost extends Disposable {
       const v = config.get<string>(key, '');
       return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
     };
-    return { claude_code: read(TRACE_SETTINGS.claude_code), codex: read(TRACE_SETTINGS.codex), gemini: read(TRACE_SETTINGS.gemini), vscode_copilot: read(TRACE_SETTINGS.vscode_copilot) };
+    return {
+      claude_code: read(TRACE_SETTINGS.claude_code),
+      codex: read(TRACE_SETTINGS.codex),
+      gemini: read(TRACE_SETTINGS.gemini),
+      vscode_copilot: read(TRACE_SETTINGS.vscode_copilot),
+    };
   }
 
   /** Settings win; then the environment; for Copilot Chat, then this VS Code's own user folder. */
@@ -96,7 +101,11 @@ export class TraceHost extends Disposable {
     this.instance ??= new (loadCore().TraceService)({
       homes: this.homes(),
       logger: this.logger,
-      ledgerSources: async () => [loadCore().progressActivitySource(() => this.ledger.progress()), loadCore().workflowActivitySource(() => this.ledger.workflow()), loadCore().queueActivitySource(() => this.ledger.queue())],
+      ledgerSources: async () => [
+        loadCore().progressActivitySource(() => this.ledger.progress()),
+        loadCore().workflowActivitySource(() => this.ledger.workflow()),
+        loadCore().queueActivitySource(() => this.ledger.queue()),
+      ],
       minRefreshMs: 500,
     });
     return this.instance;

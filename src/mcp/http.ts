@@ -212,7 +212,13 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
   let port = options.port;
   const bracketed = (h: string): string => (net.isIPv6(h) ? `[${h}]` : h);
   const hostsFor = (p: number): Set<string> =>
-    new Set([`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`, ...(options.host !== '127.0.0.1' && options.host !== '0.0.0.0' ? [`${bracketed(options.host)}:${p}`] : []), ...options.allowedHosts]);
+    new Set([
+      `127.0.0.1:${p}`,
+      `localhost:${p}`,
+      `[::1]:${p}`,
+      ...(options.host !== '127.0.0.1' && options.host !== '0.0.0.0' ? [`${bracketed(options.host)}:${p}`] : []),
+      ...options.allowedHosts,
+    ]);
   const originsFor = (p: number): Set<string> => new Set([`http://127.0.0.1:${p}`, `http://localhost:${p}`, `http://[::1]:${p}`, ...options.allowedOrigins]);
   // Active sessions keep their ledger row fresh, so that rows idle longer than sessionIdleMs can go.
   const touchMs = Math.min(options.sessionIdleMs / 4, 15 * 60_000);
@@ -245,7 +251,9 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
     const q = entry.queue;
     void deps.services
       .ledger()
-      .then((l) => l.queue.saveSession({ id: q.id, projectId: q.projectId ?? null, agentName: q.agent?.name ?? null, createdAt: q.createdAt, lastSeen: new Date(now).toISOString() }))
+      .then((l) =>
+        l.queue.saveSession({ id: q.id, projectId: q.projectId ?? null, agentName: q.agent?.name ?? null, createdAt: q.createdAt, lastSeen: new Date(now).toISOString() }),
+      )
       .catch((err: unknown) => deps.logger.warn(`Could not record a session's activity: ${(err as Error).message}`));
   };
 
@@ -296,7 +304,12 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
     const init = new Request(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'restored-session', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'restored-session', version: '1' } },
+      }),
     });
     await (await entry.transport.handleRequest(init)).text();
     await entry.transport.handleRequest(
@@ -328,7 +341,12 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
       s.blockedUntil = now + AUTH_WINDOW_MS;
       deps.logger.warn(`refusing every request from ${remote} for ${AUTH_WINDOW_MS / 1000} s after ${s.count} failed bearer attempts`, { remote });
     }
-    sendJson(res, 401, { error: 'A bearer token is required: Authorization: Bearer <token> (AGENT_PROGRESS_HTTP_TOKEN, or the token file the server names at start)' }, { 'www-authenticate': 'Bearer' });
+    sendJson(
+      res,
+      401,
+      { error: 'A bearer token is required: Authorization: Bearer <token> (AGENT_PROGRESS_HTTP_TOKEN, or the token file the server names at start)' },
+      { 'www-authenticate': 'Bearer' },
+    );
   };
 
   const httpMetrics = (): string =>
@@ -494,7 +512,9 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
     // The name resolved to a loopback address before, and to another now.
     clearInterval(sweeper);
     server.close();
-    throw new HttpStartRefused(`Refusing to serve on ${bracketed(bound.address)}:${port}, which other machines can reach, with a bearer token of ${options.token.length} characters.`);
+    throw new HttpStartRefused(
+      `Refusing to serve on ${bracketed(bound.address)}:${port}, which other machines can reach, with a bearer token of ${options.token.length} characters.`,
+    );
   }
   const unspecified = bound.address === '0.0.0.0' || bound.address === '::';
   const urlHost = unspecified ? '127.0.0.1' : net.isIP(options.host) ? bracketed(bound.address) : options.host;

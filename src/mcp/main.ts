@@ -113,7 +113,11 @@ export function parseArgs(argv: readonly string[]): Args {
     sessionIdleMinutes: undefined,
     skipped: [],
   };
-  const list = (v: string): string[] => v.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = (v: string): string[] =>
+    v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -210,11 +214,7 @@ async function main(): Promise<void> {
   logger.addSecret(config.openai.apiKey);
   for (const warning of config.warnings) logger.warn(warning);
   if (!config.openai.apiKey) {
-    logger.once(
-      'no-key',
-      'info',
-      'OPENAI_API_KEY is not set: summaries come from the client\'s model (MCP sampling) when it offers one, else from an extract of the entry.',
-    );
+    logger.once('no-key', 'info', "OPENAI_API_KEY is not set: summaries come from the client's model (MCP sampling) when it offers one, else from an extract of the entry.");
   }
 
   for (const s of args.skipped) {

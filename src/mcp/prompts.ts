@@ -35,19 +35,24 @@ export const resumeFromLog: PromptDescriptor = {
       'resume_from_log',
       {
         title: 'Resume from the progress log',
-        description: 'Pick up where earlier agents left off: the newest entries of the project\'s progress log, then what to read and log.',
+        description: "Pick up where earlier agents left off: the newest entries of the project's progress log, then what to read and log.",
         argsSchema: {
-          projectId: optional(100, 'Project id (default: this workspace\'s project).'),
+          projectId: optional(100, "Project id (default: this workspace's project)."),
           focus: optional(500, 'What you are about to work on, to choose which entries to read.'),
         },
       },
       async ({ projectId, focus }) => {
         const project = projectId?.trim() || deps.project;
         if (!project) {
-          return text('Resume from the progress log', 'Call search_logs with the projectId of this repository (its folder name) to see what earlier agents did, get_context on the entries that matter, then continue and call log_progress after each meaningful step.');
+          return text(
+            'Resume from the progress log',
+            'Call search_logs with the projectId of this repository (its folder name) to see what earlier agents did, get_context on the entries that matter, then continue and call log_progress after each meaningful step.',
+          );
         }
         const page = await orEmpty(logger, 'the log', async () => (await services.progress()).listEntries(project, { limit: 10 }), { entries: [], total: 0 });
-        const listed = page.entries.map((e) => `- ${e.id} · ${e.createdAt}${e.agentId ? ` · ${line(e.agentId, 40)}` : ''}: ${line(e.title)}${e.tags.length ? ` [${e.tags.join(', ')}]` : ''}`);
+        const listed = page.entries.map(
+          (e) => `- ${e.id} · ${e.createdAt}${e.agentId ? ` · ${line(e.agentId, 40)}` : ''}: ${line(e.title)}${e.tags.length ? ` [${e.tags.join(', ')}]` : ''}`,
+        );
         const body = [
           page.total === 0
             ? `The progress log of project "${project}" has no entry yet: you are the first. Work on the task, and call log_progress (projectId "${project}") after each meaningful step: what you did, where, and why.`
@@ -94,7 +99,9 @@ export const claimNextTask: PromptDescriptor = {
               : `Choose a queue project: ${open.map((p) => `"${p.id}" (${p.stats.queuedTasks} queued, ${p.stats.runningTasks} running)`).join(', ')}.`,
           );
         } else if (project) {
-          lines.push(`Queue project "${chosen}": ${project.stats.queuedTasks} queued, ${project.stats.runningTasks} running, ${project.stats.completedTasks} completed, ${project.stats.failedTasks} failed.`);
+          lines.push(
+            `Queue project "${chosen}": ${project.stats.queuedTasks} queued, ${project.stats.runningTasks} running, ${project.stats.completedTasks} completed, ${project.stats.failedTasks} failed.`,
+          );
         } else {
           lines.push(`There is no queue project "${chosen}" yet${open.length ? `; open ones: ${open.map((p) => p.id).join(', ')}` : ''}.`);
         }
@@ -103,7 +110,7 @@ export const claimNextTask: PromptDescriptor = {
           '',
           `1. Call join_project (projectId ${p}), then register_agent${agentName ? ` with agentName "${line(agentName, 100)}"` : ''} once; keep the apiKey it returns to reconnect later.`,
           '2. Call request_task. If it returns no task, the queue is empty: stop and say so.',
-          '3. Do exactly what the task\'s instructions say. If the work will outlast the lease, call extend_lease before it expires.',
+          "3. Do exactly what the task's instructions say. If the work will outlast the lease, call extend_lease before it expires.",
           '4. Call complete_task with the taskId and an explanation of what was done, or fail_task with why (canRetry false when retrying cannot help).',
           '5. Request the next task, until the queue is empty or the user stops you. Never hold two tasks at once.',
         );
@@ -129,7 +136,12 @@ export const startTrackedTask: PromptDescriptor = {
         },
       },
       async ({ goal, areas, workflowId }) => {
-        const recent = await orEmpty(logger, 'the workflows', async () => (await services.workflow()).listWorkflows({ ...(deps.project ? { projectId: deps.project } : {}), limit: 5 }), { workflows: [], total: 0 });
+        const recent = await orEmpty(
+          logger,
+          'the workflows',
+          async () => (await services.workflow()).listWorkflows({ ...(deps.project ? { projectId: deps.project } : {}), limit: 5 }),
+          { workflows: [], total: 0 },
+        );
         const running = recent.workflows.filter((w) => w.running > 0);
         const areaList = (areas ?? '')
           .split(',')

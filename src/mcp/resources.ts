@@ -111,7 +111,12 @@ export const taskResource: ResourceDescriptor = {
     }
     return { items, total };
   },
-  read: async (deps, id) => fitJson(await (await deps.services.queue()).getTask({ taskId: id }, deps.session), RESOURCE_TEXT_BYTES, 'get_task, `agent-progress get-task ID --json` or the task page in VS Code show it whole.'),
+  read: async (deps, id) =>
+    fitJson(
+      await (await deps.services.queue()).getTask({ taskId: id }, deps.session),
+      RESOURCE_TEXT_BYTES,
+      'get_task, `agent-progress get-task ID --json` or the task page in VS Code show it whole.',
+    ),
 };
 
 export const workflowResource: ResourceDescriptor = {
@@ -136,7 +141,12 @@ export const workflowResource: ResourceDescriptor = {
       })),
     };
   },
-  read: async (deps, id) => capText(workflowMarkdown(await (await deps.services.workflow()).workflowDetail(id)), RESOURCE_TEXT_BYTES, 'The Workflows view in VS Code and `agent-progress workflow ID` show it whole.'),
+  read: async (deps, id) =>
+    capText(
+      workflowMarkdown(await (await deps.services.workflow()).workflowDetail(id)),
+      RESOURCE_TEXT_BYTES,
+      'The Workflows view in VS Code and `agent-progress workflow ID` show it whole.',
+    ),
 };
 
 /** A workflow as Markdown: plan, tasks (indented by depth), then the timeline newest last. */
@@ -157,7 +167,10 @@ export function workflowMarkdown(detail: WorkflowDetail): string {
     const files = t.filesChanged ? t.filesChanged.added.length + t.filesChanged.modified.length + t.filesChanged.deleted.length + t.filesChanged.renamed.length : 0;
     out.push(`${pad}- **${line(t.name)}** (${t.id}): ${t.status}${t.progress !== null && t.status === 'in_progress' ? ` ${t.progress}%` : ''}; goal: ${line(t.goal)}`);
     if (t.outcome) out.push(`${pad}  outcome: ${line(t.outcome.summary)}`);
-    if (t.filesChanged) out.push(`${pad}  files changed: ${files}${files ? `: ${[...t.filesChanged.added, ...t.filesChanged.modified, ...t.filesChanged.deleted].slice(0, 20).join(', ')}${files > 20 ? ', ...' : ''}` : ''}`);
+    if (t.filesChanged)
+      out.push(
+        `${pad}  files changed: ${files}${files ? `: ${[...t.filesChanged.added, ...t.filesChanged.modified, ...t.filesChanged.deleted].slice(0, 20).join(', ')}${files > 20 ? ', ...' : ''}` : ''}`,
+      );
   }
   out.push('', '## Timeline', '');
   for (const e of events) {
@@ -234,11 +247,7 @@ export function installResources(server: Server, catalog: ToolsetCatalog, toolse
     const m = /^agent-progress:\/\/([a-z]+)\/([^/?#]+)$/.exec(uri);
     const spec = m ? served.find((k) => k.kind === m[1]) : undefined;
     if (!m || !spec) {
-      throw new ProtocolError(
-        RESOURCE_NOT_FOUND,
-        `Resource not found: ${uri}. This server reads ${served.map((k) => k.template.uriTemplate).join(', ')}.`,
-        { uri },
-      );
+      throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. This server reads ${served.map((k) => k.template.uriTemplate).join(', ')}.`, { uri });
     }
     let id: string;
     try {

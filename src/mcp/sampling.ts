@@ -10,7 +10,7 @@ export function samplingProvider(server: Server): SummaryProvider | undefined {
   if (!server.getClientCapabilities()?.sampling) return undefined;
   return {
     source: 'sampling',
-    label: 'MCP sampling (the client\'s model)',
+    label: "MCP sampling (the client's model)",
     async summarise(request, signal) {
       const result = await server.createMessage(
         {
@@ -24,7 +24,10 @@ export function samplingProvider(server: Server): SummaryProvider | undefined {
         { timeout: SAMPLING_TIMEOUT_MS, ...(signal ? { signal } : {}) },
       );
       const parts = Array.isArray(result.content) ? result.content : [result.content];
-      return parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim();
+      return parts
+        .map((p) => (p.type === 'text' ? p.text : ''))
+        .join('')
+        .trim();
     },
   };
 }

@@ -93,14 +93,20 @@ export function fitResult(result: CallToolResult, options: { tool: string; budge
     return {
       ...capped,
       content: [...(capped.content ?? []), { type: 'text', text: note }],
-      _meta: { ...(result._meta ?? {}), 'agent-progress/truncated': { truncated: true, originalBytes: size, maxStringChars: max, strings: cut.count, ...(options.more ? { more: options.more } : {}) } },
+      _meta: {
+        ...(result._meta ?? {}),
+        'agent-progress/truncated': { truncated: true, originalBytes: size, maxStringChars: max, strings: cut.count, ...(options.more ? { more: options.more } : {}) },
+      },
     };
   };
   const fit = (limit: number): CallToolResult | undefined => {
     const longest = longestString(body);
     if (longest <= MIN_STRING_CHARS || jsonBytes(attempt(MIN_STRING_CHARS, limit)) > limit) return undefined;
     // The longest per-string length whose answer fits.
-    return attempt(longestFitting(MIN_STRING_CHARS, longest, (max) => jsonBytes(attempt(max, limit)) <= limit), limit);
+    return attempt(
+      longestFitting(MIN_STRING_CHARS, longest, (max) => jsonBytes(attempt(max, limit)) <= limit),
+      limit,
+    );
   };
   const fitted = fit(budget) ?? (budget < RESPONSE_CEILING && size <= RESPONSE_CEILING ? result : fit(RESPONSE_CEILING));
   if (fitted) return fitted;

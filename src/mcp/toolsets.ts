@@ -87,9 +87,7 @@ export function toolsFor(toolsets: readonly ToolsetName[], services: Services, c
     for (const tool of catalog[toolset].tools(services)) {
       const other = owner.get(tool.name);
       if (other) {
-        throw new ToolsetError(
-          `Toolsets ${other} and ${toolset} both define ${tool.name}; run them as separate servers (--toolset ${other} and --toolset ${toolset}).`,
-        );
+        throw new ToolsetError(`Toolsets ${other} and ${toolset} both define ${tool.name}; run them as separate servers (--toolset ${other} and --toolset ${toolset}).`);
       }
       owner.set(tool.name, toolset);
       tools.push(tool);

@@ -17,9 +17,7 @@ export interface EntryView {
   sessionId?: string | null;
 }
 
-export type HostToEntry =
-  | { type: 'entry'; entry: EntryView; summarising: boolean; error?: string }
-  | { type: 'missing'; id: string; message: string };
+export type HostToEntry = { type: 'entry'; entry: EntryView; summarising: boolean; error?: string } | { type: 'missing'; id: string; message: string };
 
 export const entryToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),

@@ -40,9 +40,7 @@ export interface TaskPageView {
   projectClosed: boolean;
 }
 
-export type HostToTask =
-  | { type: 'task'; view: TaskPageView; busy: boolean; error?: string }
-  | { type: 'missing'; id: string; message: string };
+export type HostToTask = { type: 'task'; view: TaskPageView; busy: boolean; error?: string } | { type: 'missing'; id: string; message: string };
 
 export const taskToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),

@@ -8,8 +8,33 @@ const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 md.validateLink = (url: string) => /^(https?:|mailto:|#)/i.test(url.trim());
 
 const ALLOWED_TAGS = new Set([
-  'P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'S', 'DEL', 'CODE', 'PRE', 'BLOCKQUOTE',
-  'UL', 'OL', 'LI', 'A', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'SPAN',
+  'P',
+  'BR',
+  'HR',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'STRONG',
+  'EM',
+  'S',
+  'DEL',
+  'CODE',
+  'PRE',
+  'BLOCKQUOTE',
+  'UL',
+  'OL',
+  'LI',
+  'A',
+  'TABLE',
+  'THEAD',
+  'TBODY',
+  'TR',
+  'TH',
+  'TD',
+  'SPAN',
 ]);
 const ALLOWED_ATTRS: Record<string, Set<string>> = { A: new Set(['href', 'title']), OL: new Set(['start']), CODE: new Set(['class']) };
 

@@ -32,13 +32,39 @@ describe('Agent Sessions in a VS Code window', function () {
     fs.cpSync(path.join(fixtures, '.claude'), claude, { recursive: true });
     const hostileId = 'bbbbbbbb-1111-4222-8333-444444444444';
     const projectDir = path.join(claude, 'projects', '-home-dev-acme-shop');
-    const rec = (type: string, at: string, extra: object) => JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd: '/home/dev/acme-shop', sessionId: hostileId, version: '2.1.140', type, uuid: `${type}-${at}`, timestamp: at, ...extra });
+    const rec = (type: string, at: string, extra: object) =>
+      JSON.stringify({
+        parentUuid: null,
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/home/dev/acme-shop',
+        sessionId: hostileId,
+        version: '2.1.140',
+        type,
+        uuid: `${type}-${at}`,
+        timestamp: at,
+        ...extra,
+      });
     fs.writeFileSync(
       path.join(projectDir, `${hostileId}.jsonl`),
       [
         rec('user', '2026-05-03T09:00:00.000Z', { message: { role: 'user', content: 'Hostile <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>' } }),
-        rec('assistant', '2026-05-03T09:00:02.000Z', { message: { id: 'msg_h', model: 'claude-opus-4-5-20251101', role: 'assistant', content: [{ type: 'text', text: '**Checked** the <b>cart</b> **<img src=x onerror="window.pwned=4">**' }, { type: 'tool_use', id: 'toolu_h', name: 'Bash', input: { command: '<iframe src="https://example.com"></iframe>' } }], usage: { input_tokens: 1, output_tokens: 1 } }, requestId: 'req_h' }),
-        rec('user', '2026-05-03T09:00:03.000Z', { message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h', content: '<a href="javascript:window.pwned=3">click</a>', is_error: true }] } }),
+        rec('assistant', '2026-05-03T09:00:02.000Z', {
+          message: {
+            id: 'msg_h',
+            model: 'claude-opus-4-5-20251101',
+            role: 'assistant',
+            content: [
+              { type: 'text', text: '**Checked** the <b>cart</b> **<img src=x onerror="window.pwned=4">**' },
+              { type: 'tool_use', id: 'toolu_h', name: 'Bash', input: { command: '<iframe src="https://example.com"></iframe>' } },
+            ],
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
+          requestId: 'req_h',
+        }),
+        rec('user', '2026-05-03T09:00:03.000Z', {
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_h', content: '<a href="javascript:window.pwned=3">click</a>', is_error: true }] },
+        }),
       ].join('\n') + '\n',
     );
     const workspace = path.join(dir, 'acme-shop');
@@ -94,13 +120,13 @@ describe('Agent Sessions in a VS Code window', function () {
     const failed = frame.locator('button.tool.error');
     assert.equal(await failed.count(), 1);
     assert.match(await failed.innerText(), /✗ Bash npx tsc --noEmit/);
-    assert.match(await frame.locator('#turn-1').getAttribute('class') ?? '', /has-failures/);
+    assert.match((await frame.locator('#turn-1').getAttribute('class')) ?? '', /has-failures/);
     await failed.click();
     await frame.locator('.event pre.output', { hasText: 'TS2339' }).waitFor();
     await shot('agent-session', '.part.editor');
   });
 
-  it('keeps a transcript\'s hostile text inert', async () => {
+  it("keeps a transcript's hostile text inert", async () => {
     await page.locator('.part.sidebar [role=treeitem]', { hasText: 'Hostile' }).first().click();
     const frame = await webviewFrame(page, 'Hostile');
     await frame.locator('button.tool.error').click();
@@ -117,8 +143,14 @@ describe('Agent Sessions in a VS Code window', function () {
       tagsInMessage: document.querySelectorAll('.step .message *:not(strong)').length,
     }))()`)) as { pwned: unknown; images: number; iframes: number; scripts: number; links: number; prompt: string; message: string; bold: string[]; tagsInMessage: number };
     // A step's **bold** is bold, its markers gone; anything else in it stays text.
-    assert.deepEqual([facts.message, facts.bold, facts.tagsInMessage], ['Checked the <b>cart</b> <img src=x onerror="window.pwned=4">', ['Checked', '<img src=x onerror="window.pwned=4">'], 0]);
-    assert.deepEqual({ pwned: facts.pwned, images: facts.images, iframes: facts.iframes, scripts: facts.scripts, links: facts.links }, { pwned: undefined, images: 0, iframes: 0, scripts: 0, links: 0 });
+    assert.deepEqual(
+      [facts.message, facts.bold, facts.tagsInMessage],
+      ['Checked the <b>cart</b> <img src=x onerror="window.pwned=4">', ['Checked', '<img src=x onerror="window.pwned=4">'], 0],
+    );
+    assert.deepEqual(
+      { pwned: facts.pwned, images: facts.images, iframes: facts.iframes, scripts: facts.scripts, links: facts.links },
+      { pwned: undefined, images: 0, iframes: 0, scripts: 0, links: 0 },
+    );
     assert.match(facts.prompt, /<img src=x onerror="window\.pwned=1">/);
   });
 

@@ -38,16 +38,30 @@ describe('the Review view in a VS Code window', function () {
     workspace = path.join(dir, 'acme-shop');
     fs.mkdirSync(path.join(workspace, '.agent-progress', 'reviews'), { recursive: true });
     fs.mkdirSync(path.join(workspace, 'src'), { recursive: true });
-    fs.writeFileSync(path.join(workspace, '.agent-progress', 'reviews', 'front.yaml'), 'title: Front review\nagents:\n  - clean-architecture\n  - security\n  - tests\ncontext:\n  branch: feature/login\n  merge_request: "!4748"\n');
-    fs.writeFileSync(path.join(workspace, 'src', 'login.ts'), 'export function login(user: string, password: string) {\n  return db.query(`SELECT * FROM users WHERE name = \'${user}\'`);\n}\n');
+    fs.writeFileSync(
+      path.join(workspace, '.agent-progress', 'reviews', 'front.yaml'),
+      'title: Front review\nagents:\n  - clean-architecture\n  - security\n  - tests\ncontext:\n  branch: feature/login\n  merge_request: "!4748"\n',
+    );
+    fs.writeFileSync(
+      path.join(workspace, 'src', 'login.ts'),
+      "export function login(user: string, password: string) {\n  return db.query(`SELECT * FROM users WHERE name = '${user}'`);\n}\n",
+    );
     agent = await startServer({ db, args: ['--toolset', 'review'], cwd: workspace });
     await tool('get_workflow', {});
     await tool('set_phase', { phase: 'agents-running' });
     await tool('start_agent', { agent: 'clean-architecture' });
     await tool('complete_agent', { agent: 'clean-architecture', summary: 'Layers respected.' });
     await tool('start_agent', { agent: 'security' });
-    await tool('add_action', { kind: 'open_thread', file: 'src/login.ts', line: 2, text: 'SQL built from user input: use a parameterised query. <img src=x onerror="window.pwned=1">', agent: 'security' });
-    commentId = String(((await tool('add_action', { kind: 'post_comment', text: 'Security: one blocking finding.', agent: 'security' })).action as { action_id: string }).action_id);
+    await tool('add_action', {
+      kind: 'open_thread',
+      file: 'src/login.ts',
+      line: 2,
+      text: 'SQL built from user input: use a parameterised query. <img src=x onerror="window.pwned=1">',
+      agent: 'security',
+    });
+    commentId = String(
+      ((await tool('add_action', { kind: 'post_comment', text: 'Security: one blocking finding.', agent: 'security' })).action as { action_id: string }).action_id,
+    );
 
     server = await harness.startCodeServer({
       runDir: path.join(dir, 'run'),
@@ -115,7 +129,7 @@ describe('the Review view in a VS Code window', function () {
     assert.match(decided.decided_by, /^operator:editor/);
   });
 
-  it('shows the agent\'s thread on its line in the editor, its text inert', async () => {
+  it("shows the agent's thread on its line in the editor, its text inert", async () => {
     const pane = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Review' }) });
     const threads = pane.locator('[role=treeitem]', { hasText: 'Threads' });
     await threads.click();

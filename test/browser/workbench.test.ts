@@ -23,8 +23,7 @@ describe('the extension in a VS Code window', function () {
   let dir: string;
   let db: string;
 
-  const log = (args: string[]): string =>
-    execFileSync(process.execPath, [cliJs, ...args, '--json'], { env: { ...process.env, AGENT_PROGRESS_DB_PATH: db } }).toString();
+  const log = (args: string[]): string => execFileSync(process.execPath, [cliJs, ...args, '--json'], { env: { ...process.env, AGENT_PROGRESS_DB_PATH: db } }).toString();
 
   const shot = (name: string, selector?: string): Promise<void> => screenshot(page, path.join(shots, `${name}.png`), selector);
 
@@ -35,10 +34,58 @@ describe('the extension in a VS Code window', function () {
     db = path.join(dir, 'ledger', 'data.db');
     const workspace = path.join(dir, 'acme-shop');
     fs.mkdirSync(workspace, { recursive: true });
-    log(['log', '-p', 'acme-shop', '--agent', 'copilot', '--tag', 'auth', '--tag', 'refactor', '--title', 'Refactored authentication to JWT', '--content', 'Replaced server sessions with **JWT** access tokens.\n\n- `src/auth/jwt.ts`: sign and verify\n- `src/middleware/auth.ts`: validate the bearer token\n\nAll 42 tests pass. Left: refresh-token rotation.']);
-    log(['log', '-p', 'acme-shop', '--agent', 'claude-code', '--tag', 'auth', '--title', 'Added refresh-token rotation', '--content', 'Rotation with reuse detection in `src/auth/refresh.ts`; a reused token revokes the family. 9 new tests.']);
-    log(['log', '-p', 'acme-shop', '--agent', 'codex', '--tag', 'tests', '--title', 'Fixed flaky checkout test', '--content', 'The checkout e2e test raced the payment mock. Awaited the webhook before asserting; 200 runs, no failure.']);
-    log(['log', '-p', 'acme-shop', '--agent', 'unknown-agent', '--title', 'Hostile <img src=x onerror=alert(1)>', '--content', '<script>window.pwned = 1</script>\n\n<img src=x onerror="window.pwned = 2">\n\n[click me](javascript:window.pwned=3)\n\n<iframe src="https://example.com"></iframe>']);
+    log([
+      'log',
+      '-p',
+      'acme-shop',
+      '--agent',
+      'copilot',
+      '--tag',
+      'auth',
+      '--tag',
+      'refactor',
+      '--title',
+      'Refactored authentication to JWT',
+      '--content',
+      'Replaced server sessions with **JWT** access tokens.\n\n- `src/auth/jwt.ts`: sign and verify\n- `src/middleware/auth.ts`: validate the bearer token\n\nAll 42 tests pass. Left: refresh-token rotation.',
+    ]);
+    log([
+      'log',
+      '-p',
+      'acme-shop',
+      '--agent',
+      'claude-code',
+      '--tag',
+      'auth',
+      '--title',
+      'Added refresh-token rotation',
+      '--content',
+      'Rotation with reuse detection in `src/auth/refresh.ts`; a reused token revokes the family. 9 new tests.',
+    ]);
+    log([
+      'log',
+      '-p',
+      'acme-shop',
+      '--agent',
+      'codex',
+      '--tag',
+      'tests',
+      '--title',
+      'Fixed flaky checkout test',
+      '--content',
+      'The checkout e2e test raced the payment mock. Awaited the webhook before asserting; 200 runs, no failure.',
+    ]);
+    log([
+      'log',
+      '-p',
+      'acme-shop',
+      '--agent',
+      'unknown-agent',
+      '--title',
+      'Hostile <img src=x onerror=alert(1)>',
+      '--content',
+      '<script>window.pwned = 1</script>\n\n<img src=x onerror="window.pwned = 2">\n\n[click me](javascript:window.pwned=3)\n\n<iframe src="https://example.com"></iframe>',
+    ]);
     server = await harness.startCodeServer({
       runDir: path.join(dir, 'run'),
       userDataDir: path.join(dir, 'run', 'user-data'),
@@ -119,7 +166,14 @@ describe('the extension in a VS Code window', function () {
     }))()`)) as { pwned: unknown; scriptsInContent: number; hostileScripts: number; images: number; iframes: number; handlers: number; jsLinks: number; text: string; csp: string };
     assert.equal(facts.pwned, undefined);
     assert.deepEqual(
-      { scriptsInContent: facts.scriptsInContent, hostileScripts: facts.hostileScripts, images: facts.images, iframes: facts.iframes, handlers: facts.handlers, jsLinks: facts.jsLinks },
+      {
+        scriptsInContent: facts.scriptsInContent,
+        hostileScripts: facts.hostileScripts,
+        images: facts.images,
+        iframes: facts.iframes,
+        handlers: facts.handlers,
+        jsLinks: facts.jsLinks,
+      },
       { scriptsInContent: 0, hostileScripts: 0, images: 0, iframes: 0, handlers: 0, jsLinks: 0 },
     );
     assert.match(facts.text, /<script>window\.pwned = 1<\/script>/);

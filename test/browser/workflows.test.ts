@@ -55,7 +55,10 @@ describe('workflows in a VS Code window', function () {
       ],
     });
     workflowId = String(wf.workflow_id);
-    const t1 = String((await tool('start_task', { workflow_id: workflowId, name: 'Setup JWT middleware', goal: 'Verify the bearer token on every request', areas: ['auth', 'middleware'] })).task_id);
+    const t1 = String(
+      (await tool('start_task', { workflow_id: workflowId, name: 'Setup JWT middleware', goal: 'Verify the bearer token on every request', areas: ['auth', 'middleware'] }))
+        .task_id,
+    );
     await tool('log_decision', {
       task_id: t1,
       category: 'library_choice',
@@ -69,8 +72,15 @@ describe('workflows in a VS Code window', function () {
     repo.write('src/middleware/jwt.ts', 'export function verify(token: string) {\n  return token.length > 0;\n}\n');
     repo.commitAll('JWT middleware');
     repo.write('src/routes/login.ts', 'export function login() {\n  return issueToken();\n}\n');
-    await tool('complete_task', { task_id: t1, status: 'success', outcome: { summary: 'Every request now needs a valid bearer token.', achievements: ['Middleware', '12 tests'] }, metadata: { tests_status: 'passed' } });
-    runningTask = String((await tool('start_task', { workflow_id: workflowId, name: 'Login route issues tokens', goal: 'POST /login returns a token', areas: ['routes'] })).task_id);
+    await tool('complete_task', {
+      task_id: t1,
+      status: 'success',
+      outcome: { summary: 'Every request now needs a valid bearer token.', achievements: ['Middleware', '12 tests'] },
+      metadata: { tests_status: 'passed' },
+    });
+    runningTask = String(
+      (await tool('start_task', { workflow_id: workflowId, name: 'Login route issues tokens', goal: 'POST /login returns a token', areas: ['routes'] })).task_id,
+    );
     await tool('log_milestone', { task_id: runningTask, message: 'Running tests...', progress: 70 });
 
     server = await harness.startCodeServer({
@@ -123,7 +133,13 @@ describe('workflows in a VS Code window', function () {
 
   it('raises a notification when the agent asks for a review, whose Open button shows the workflow page', async () => {
     await page.bringToFront();
-    await tool('log_issue', { task_id: runningTask, type: 'unclear_requirement', description: 'Should tokens expire after 15 or 60 minutes?', resolution: 'Chose 15 minutes', requires_human_review: true });
+    await tool('log_issue', {
+      task_id: runningTask,
+      type: 'unclear_requirement',
+      description: 'Should tokens expire after 15 or 60 minutes?',
+      resolution: 'Chose 15 minutes',
+      requires_human_review: true,
+    });
     const expected = /Agent Progress: an agent asks for a review in "Login route issues tokens": Should tokens expire after 15 or 60 minutes\?/;
     // A toast when the workbench shows one; headless, VS Code may file it straight in the
     // notification center (the bell turns to bell-dot). Either way it carries the Open button.
@@ -144,7 +160,9 @@ describe('workflows in a VS Code window', function () {
     assert.deepEqual(await frame.locator('.plan li').allInnerTexts(), ['1 Token middleware', '2 Login route issues tokens', '3 Remove cookie sessions']);
     assert.equal(await frame.locator('.task').count(), 2);
     assert.match(await frame.locator('.timeline').innerText(), /Which JWT library\? → jose/);
-    const facts = (await frame.evaluate(`(() => ({ pwned: window.pwned, images: document.querySelectorAll('img').length, text: document.querySelector('.timeline').textContent }))()`)) as { pwned: unknown; images: number; text: string };
+    const facts = (await frame.evaluate(
+      `(() => ({ pwned: window.pwned, images: document.querySelectorAll('img').length, text: document.querySelector('.timeline').textContent }))()`,
+    )) as { pwned: unknown; images: number; text: string };
     assert.deepEqual([facts.pwned, facts.images], [undefined, 0]);
     assert.match(facts.text, /<img src=x onerror="window\.pwned=1">/, 'agent text is shown as text');
     await shot('workflow-page', '.part.editor');

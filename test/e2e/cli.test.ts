@@ -71,7 +71,7 @@ describe('the CLI', function () {
     assert.equal((JSON.parse(r.stdout) as { projectId: string }).projectId, 'acme-shop');
   });
 
-  it('exits 2 with the seed\'s message on invalid input, and 1 when an entry is not found', () => {
+  it("exits 2 with the seed's message on invalid input, and 1 when an entry is not found", () => {
     const db = path.join(tempDir(), 'data.db');
     const bad = cli(['log', '-p', 'p', '--title', 'x'.repeat(101), '--content', 'c'], { db });
     assert.equal(bad.status, 2);
@@ -86,7 +86,7 @@ describe('the CLI', function () {
     assert.match(date.stderr, /Invalid date format for --since: expected ISO 8601/);
   });
 
-  it('names its own flags and commands in errors, never the MCP tools\' arguments and names', () => {
+  it("names its own flags and commands in errors, never the MCP tools' arguments and names", () => {
     const db = path.join(tempDir(), 'data.db');
     const says = (args: string[]): string => {
       const r = cli(args, { db });
@@ -98,7 +98,10 @@ describe('the CLI', function () {
     assert.equal(says(['search', '-p', 'p', '--limit', '500']), 'agent-progress search: --limit must be between 1 and 100');
     assert.equal(says(['log', '-p', 'p', '--title', '', '--content', 'c']), 'agent-progress log: --title is required and cannot be empty');
     const unknown = says(['add-task', 'nope', '-', 'do it']);
-    assert.equal(unknown, 'agent-progress add-task: Project not found: nope. Use "agent-progress list-projects" to see the projects, or "agent-progress create-project" to make it.');
+    assert.equal(
+      unknown,
+      'agent-progress add-task: Project not found: nope. Use "agent-progress list-projects" to see the projects, or "agent-progress create-project" to make it.',
+    );
     const json = cli(['get-project', 'nope', '--json'], { db });
     assert.match((JSON.parse(json.stdout) as { error: { message: string } }).error.message, /Use "agent-progress list-projects"/);
     for (const text of [unknown, json.stdout]) assert.doesNotMatch(text, /\b(startDate|endDate|list_projects|create_project|search_logs)\b/);

@@ -154,6 +154,9 @@ describe('several processes on one ledger', function () {
     await s.close();
     assert.ok(total.total >= acked.length);
     const stored = new Set(await storedIds(db));
-    assert.deepEqual(acked.filter((id) => !stored.has(id)), []);
+    assert.deepEqual(
+      acked.filter((id) => !stored.has(id)),
+      [],
+    );
   });
 });

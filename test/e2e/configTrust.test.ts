@@ -33,7 +33,10 @@ describe('config files: which may set what', function () {
   /** A cloned repository whose config asks for the secret to be sent to "its" endpoint. */
   function hostileRepo(extra: Record<string, unknown> = {}): string {
     const repo = tempDir('ap-hostile-');
-    fs.writeFileSync(path.join(repo, 'agent-progress.config.json'), JSON.stringify({ openai: { baseUrl: chat.baseUrl, apiKey: '${GITHUB_TOKEN}', model: 'repo-model' }, ...extra }));
+    fs.writeFileSync(
+      path.join(repo, 'agent-progress.config.json'),
+      JSON.stringify({ openai: { baseUrl: chat.baseUrl, apiKey: '${GITHUB_TOKEN}', model: 'repo-model' }, ...extra }),
+    );
     return repo;
   }
 
@@ -42,7 +45,7 @@ describe('config files: which may set what', function () {
     return (await call(server, 'get_context', { projectId: 'p', id })).structuredContent as unknown as string;
   }
 
-  it('ignores endpoints, keys and ${VAR} in a working folder\'s config, and says so once on stderr', async () => {
+  it("ignores endpoints, keys and ${VAR} in a working folder's config, and says so once on stderr", async () => {
     const repo = hostileRepo();
     const xdg = tempDir();
     const server = await startServer({ db: path.join(tempDir(), 'data.db'), cwd: repo, env: { GITHUB_TOKEN: SECRET, XDG_CONFIG_HOME: xdg } });
@@ -58,7 +61,7 @@ describe('config files: which may set what', function () {
     assert.ok(!stderr.includes(SECRET));
   });
 
-  it('lets the CLI keep a working folder\'s dbPath away from a user\'s file', () => {
+  it("lets the CLI keep a working folder's dbPath away from a user's file", () => {
     const home = tempDir('ap-home-');
     const victim = path.join(home, '.bashrc');
     fs.writeFileSync(victim, 'export PATH=$PATH:~/bin\n');
@@ -69,20 +72,33 @@ describe('config files: which may set what', function () {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /dbPath/);
     assert.equal(fs.readFileSync(victim, 'utf8'), 'export PATH=$PATH:~/bin\n');
-    assert.deepEqual(fs.readdirSync(home).filter((f) => f.startsWith('.bashrc')), ['.bashrc'], 'nothing moved aside or written beside it');
+    assert.deepEqual(
+      fs.readdirSync(home).filter((f) => f.startsWith('.bashrc')),
+      ['.bashrc'],
+      'nothing moved aside or written beside it',
+    );
     assert.ok(fs.existsSync(path.join(home, '.agent-progress-mcp')), 'the default ledger was used');
   });
 
-  it('uses what a trusted file names: --config, AGENT_PROGRESS_CONFIG, and the user\'s own config', async () => {
+  it("uses what a trusted file names: --config, AGENT_PROGRESS_CONFIG, and the user's own config", async () => {
     const repo = hostileRepo();
-    const trusted = await startServer({ db: path.join(tempDir(), 'data.db'), cwd: repo, args: ['--toolset', 'progress', '--config', path.join(repo, 'agent-progress.config.json')], env: { GITHUB_TOKEN: SECRET, XDG_CONFIG_HOME: tempDir() } });
+    const trusted = await startServer({
+      db: path.join(tempDir(), 'data.db'),
+      cwd: repo,
+      args: ['--toolset', 'progress', '--config', path.join(repo, 'agent-progress.config.json')],
+      env: { GITHUB_TOKEN: SECRET, XDG_CONFIG_HOME: tempDir() },
+    });
     servers.push(trusted);
     await summariseOnce(trusted);
     assert.equal(chat.requests.length, 1);
     assert.equal(chat.requests[0]!.headers.authorization, `Bearer ${SECRET}`);
     assert.equal(chat.requests[0]!.body.model, 'repo-model');
 
-    const viaEnv = await startServer({ db: path.join(tempDir(), 'data.db'), cwd: tempDir(), env: { GITHUB_TOKEN: SECRET, AGENT_PROGRESS_CONFIG: path.join(repo, 'agent-progress.config.json'), XDG_CONFIG_HOME: tempDir() } });
+    const viaEnv = await startServer({
+      db: path.join(tempDir(), 'data.db'),
+      cwd: tempDir(),
+      env: { GITHUB_TOKEN: SECRET, AGENT_PROGRESS_CONFIG: path.join(repo, 'agent-progress.config.json'), XDG_CONFIG_HOME: tempDir() },
+    });
     servers.push(viaEnv);
     await summariseOnce(viaEnv);
     assert.equal(chat.requests.length, 2);
@@ -97,12 +113,15 @@ describe('config files: which may set what', function () {
     assert.equal(chat.requests[2]!.headers.authorization, 'Bearer sk-user-key');
   });
 
-  it('lets AGENT_PROGRESS_DB_PATH win over a file\'s databaseUrl', () => {
+  it("lets AGENT_PROGRESS_DB_PATH win over a file's databaseUrl", () => {
     const dir = tempDir();
     const file = path.join(dir, 'trusted.json');
     fs.writeFileSync(file, JSON.stringify({ databaseUrl: 'postgres://ap:${GITHUB_TOKEN}@127.0.0.1:9/nowhere' }));
     const db = path.join(dir, 'data.db');
-    const r = cli(['--config', file, 'log', '-p', 'p', '--title', 't', '--content', 'c', '--json'], { cwd: dir, env: { AGENT_PROGRESS_DB_PATH: db, GITHUB_TOKEN: SECRET, XDG_CONFIG_HOME: tempDir() } });
+    const r = cli(['--config', file, 'log', '-p', 'p', '--title', 't', '--content', 'c', '--json'], {
+      cwd: dir,
+      env: { AGENT_PROGRESS_DB_PATH: db, GITHUB_TOKEN: SECRET, XDG_CONFIG_HOME: tempDir() },
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.ok(fs.existsSync(`${db}.journal`) || fs.existsSync(db));
     assert.ok(!r.stderr.includes(SECRET));

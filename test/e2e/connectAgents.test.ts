@@ -20,7 +20,7 @@ describe('connect other agents (built server, real processes)', function () {
   this.timeout(120_000);
   useTempDirs();
 
-  it('writes configs that each client starts on the shared ledger, keeping the files\' other servers', async () => {
+  it("writes configs that each client starts on the shared ledger, keeping the files' other servers", async () => {
     const workspace = tempDir('ap-connect-');
     const ledger = path.join(tempDir('ap-ledger-'), 'data.db');
     fs.mkdirSync(path.join(workspace, '.codex'));
@@ -28,10 +28,20 @@ describe('connect other agents (built server, real processes)', function () {
     const codexBefore = '# team settings\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # ours\n';
     fs.writeFileSync(path.join(workspace, '.codex', 'config.toml'), codexBefore);
 
-    const node = resolveNode({ pathEnv: process.env.PATH, execPath: process.execPath, electron: false, versionOf: (c) => spawnSync(c, ['--version'], { encoding: 'utf8' }).stdout });
+    const node = resolveNode({
+      pathEnv: process.env.PATH,
+      execPath: process.execPath,
+      electron: false,
+      versionOf: (c) => spawnSync(c, ['--version'], { encoding: 'utf8' }).stdout,
+    });
     const entries = serverEntries({ serverScript: SERVER, node, ledgerPath: ledger, workspace, projectId: 'shop', toolsets: ['progress', 'queue', 'workflow', 'traces'] });
-    const plans = AGENT_CLIENTS.map((c) => planClient(c, workspace, fs.existsSync(path.join(workspace, c.file)) ? fs.readFileSync(path.join(workspace, c.file), 'utf8') : undefined, entries, false));
-    assert.deepEqual(plans.map((p) => p.status), ['update', 'update', 'create', 'create', 'create']);
+    const plans = AGENT_CLIENTS.map((c) =>
+      planClient(c, workspace, fs.existsSync(path.join(workspace, c.file)) ? fs.readFileSync(path.join(workspace, c.file), 'utf8') : undefined, entries, false),
+    );
+    assert.deepEqual(
+      plans.map((p) => p.status),
+      ['update', 'update', 'create', 'create', 'create'],
+    );
     applyPlans(plans);
     assert.ok(fs.readFileSync(path.join(workspace, '.codex', 'config.toml'), 'utf8').startsWith(codexBefore), 'the Codex file keeps its text');
     assert.equal((JSON.parse(fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers.github !== undefined, true);
@@ -45,7 +55,10 @@ describe('connect other agents (built server, real processes)', function () {
         const tools = (await mcp.listTools()).tools.map((t) => t.name);
         assert.ok(tools.includes('log_progress') && tools.includes('request_task') && tools.includes('list_sessions'), `${client.id}: ${tools.join(', ')}`);
         const title = `Logged from ${client.label}`;
-        const r = (await mcp.callTool({ name: 'log_progress', arguments: { projectId: 'shop', title, content: 'through the written config', agentId: client.id } })) as CallToolResult;
+        const r = (await mcp.callTool({
+          name: 'log_progress',
+          arguments: { projectId: 'shop', title, content: 'through the written config', agentId: client.id },
+        })) as CallToolResult;
         assert.notEqual(r.isError, true);
         titles.push(title);
       } finally {
@@ -56,7 +69,10 @@ describe('connect other agents (built server, real processes)', function () {
     const wf = await connectLaunch(readLaunch('claude', workspace, 'agent-progress-workflow'), workspace, 'claude-workflow');
     try {
       assert.ok((await wf.listTools()).tools.some((t) => t.name === 'start_workflow'));
-      assert.deepEqual((await wf.listPrompts()).prompts.map((p) => p.name), ['start_tracked_task']);
+      assert.deepEqual(
+        (await wf.listPrompts()).prompts.map((p) => p.name),
+        ['start_tracked_task'],
+      );
     } finally {
       await wf.close();
     }
@@ -81,7 +97,10 @@ describe('connect other agents (built server, real processes)', function () {
       const prompt = await mcp.getPrompt({ name: 'resume_from_log', arguments: {} });
       assert.match((prompt.messages[0]!.content as { text: string }).text, new RegExp(`${id} .*Wired checkout`));
       const list = await mcp.listResources();
-      assert.deepEqual(list.resources.map((x) => x.uri), [`agent-progress://entry/${id}`]);
+      assert.deepEqual(
+        list.resources.map((x) => x.uri),
+        [`agent-progress://entry/${id}`],
+      );
       const read = await mcp.readResource({ uri: `agent-progress://entry/${id}` });
       assert.match((read.contents[0] as { text: string }).text, /^# Wired checkout\n[\s\S]*Details$/);
     } finally {
@@ -89,7 +108,7 @@ describe('connect other agents (built server, real processes)', function () {
     }
   });
 
-  it('merges into a JSONC file in place: comments, trailing commas and other servers\' strings stay as written', async () => {
+  it("merges into a JSONC file in place: comments, trailing commas and other servers' strings stay as written", async () => {
     const workspace = tempDir('ap-connect-');
     const ledger = path.join(tempDir('ap-ledger-'), 'data.db');
     const file = path.join(workspace, '.vscode', 'mcp.json');
@@ -139,20 +158,33 @@ describe('connect other agents (built server, real processes)', function () {
     const before = 'model = "o3"\nmcp_servers = { docs = { command = "docs-mcp", args = ["serve"] } }\n';
     fs.writeFileSync(file, before);
     const codex = AGENT_CLIENTS.find((c) => c.id === 'codex')!;
-    const entries = serverEntries({ serverScript: SERVER, node: { command: process.execPath, env: {} }, ledgerPath: path.join(workspace, 'data.db'), workspace, projectId: 'shop', toolsets: ['progress'] });
+    const entries = serverEntries({
+      serverScript: SERVER,
+      node: { command: process.execPath, env: {} },
+      ledgerPath: path.join(workspace, 'data.db'),
+      workspace,
+      projectId: 'shop',
+      toolsets: ['progress'],
+    });
     const plan = planClient(codex, workspace, fs.readFileSync(file, 'utf8'), entries, false);
     assert.equal(plan.status, 'error');
     assert.match(plan.error!, /^\.codex[\\/]config\.toml defines mcp_servers inline \(mcp_servers = \{ \.\.\. \}\).*write each server as its own \[mcp_servers\.<name>\] table/);
     applyPlans([plan]);
     assert.equal(fs.readFileSync(file, 'utf8'), before, 'the file is left as it was');
-    assert.match(describePlans([plan], entries, { ledgerPath: 'x', node: { command: 'node', env: {} }, serverScript: SERVER }), /not changed \(error\)\n\n\.codex[\\/]config\.toml defines mcp_servers inline/);
+    assert.match(
+      describePlans([plan], entries, { ledgerPath: 'x', node: { command: 'node', env: {} }, serverScript: SERVER }),
+      /not changed \(error\)\n\n\.codex[\\/]config\.toml defines mcp_servers inline/,
+    );
 
     // A file that is not TOML at all is refused too; one in tables is merged and reads back as TOML.
     const broken = planClient(codex, workspace, 'model = \n', entries, false);
     assert.equal(broken.status, 'error');
     const tables = planClient(codex, workspace, 'model = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n', entries, false);
     assert.equal(tables.status, 'update');
-    const py = spawnSync('python3', ['-c', 'import sys, tomllib, json; print(json.dumps(sorted(tomllib.loads(sys.stdin.read())["mcp_servers"])))'], { input: tables.after, encoding: 'utf8' });
+    const py = spawnSync('python3', ['-c', 'import sys, tomllib, json; print(json.dumps(sorted(tomllib.loads(sys.stdin.read())["mcp_servers"])))'], {
+      input: tables.after,
+      encoding: 'utf8',
+    });
     if (!py.error && py.status === 0) assert.deepEqual(JSON.parse(py.stdout), ['agent-progress', 'docs']);
   });
 });

@@ -17,7 +17,11 @@ interface Written {
   sessionId: string;
 }
 
-function run(command: string, args: string[], options: { env: Record<string, string>; input?: string; cwd?: string }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; input?: string; cwd?: string },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: cleanEnv(options.env), cwd: options.cwd });
     let stdout = '';
@@ -44,7 +48,15 @@ describe('session digests from the CLI', function () {
     const workspace = tempDir('ap-ws-');
     const db = path.join(tempDir(), 'data.db');
     const sessions = [
-      ...Array.from({ length: 10 }, (_, i) => writeClaude(home, { cwd: i % 2 === 0 ? workspace : path.join(workspace, 'pkg', String(i)), start: new Date(Date.UTC(2026, 5, 1, 8, i)), turns: 2, seed: 100 + i, failEvery: 3 })),
+      ...Array.from({ length: 10 }, (_, i) =>
+        writeClaude(home, {
+          cwd: i % 2 === 0 ? workspace : path.join(workspace, 'pkg', String(i)),
+          start: new Date(Date.UTC(2026, 5, 1, 8, i)),
+          turns: 2,
+          seed: 100 + i,
+          failEvery: 3,
+        }),
+      ),
       ...Array.from({ length: 4 }, (_, i) => writeCodex(home, { cwd: workspace, start: new Date(Date.UTC(2026, 5, 2, 8, i)), turns: 2, seed: 200 + i })),
     ];
     const env = { AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_TRACES_HOME: home };
@@ -57,7 +69,10 @@ describe('session digests from the CLI', function () {
     const all = [...wa, ...wb].sort();
     assert.equal(all.length, sessions.length, `a wrote ${wa.length}, b wrote ${wb.length}`);
     assert.equal(new Set(all).size, sessions.length);
-    const listed = JSON.parse(cliSync(['search', '--project', path.basename(workspace), '--tag', 'auto', '--limit', '100', '--json'], env).stdout) as { total: number; entries: { id: string }[] };
+    const listed = JSON.parse(cliSync(['search', '--project', path.basename(workspace), '--tag', 'auto', '--limit', '100', '--json'], env).stdout) as {
+      total: number;
+      entries: { id: string }[];
+    };
     assert.equal(listed.total, sessions.length);
     assert.deepEqual(listed.entries.map((e) => e.id).sort(), all);
     const again = JSON.parse(cliSync(['digest', '--workspace', workspace, '--idle-minutes', '0', '--json'], env).stdout) as { written: Written[] };
@@ -79,7 +94,11 @@ describe('session digests from the CLI', function () {
     assert.equal(cliSync(['--db', db, 'log', '--project', projectId, '--title', 'Cart totals done', '--content', 'Totals with tax.', '--agent', 'copilot'], env).status, 0);
     const command = `"${process.execPath}" "${CLI}" --db "${db}" hook`;
     const hook = (event: Record<string, unknown>) =>
-      run('/bin/sh', ['-c', command], { env, cwd: workspace, input: JSON.stringify({ session_id: session.id, transcript_path: session.file, cwd: workspace, permission_mode: 'default', ...event }) });
+      run('/bin/sh', ['-c', command], {
+        env,
+        cwd: workspace,
+        input: JSON.stringify({ session_id: session.id, transcript_path: session.file, cwd: workspace, permission_mode: 'default', ...event }),
+      });
 
     const start = await hook({ hook_event_name: 'SessionStart', source: 'startup' });
     assert.equal(start.status, 0, start.stderr);
@@ -113,7 +132,11 @@ describe('session digests from the CLI', function () {
       const settings = JSON.parse(plan.after!) as { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> };
       assert.ok(settings.hooks.SessionStart && settings.hooks.SessionEnd, id);
       const command = settings.hooks.SessionStart[0]!.hooks[0]!.command;
-      const r = await run('/bin/sh', ['-c', command], { env, cwd: workspace, input: JSON.stringify({ session_id: 'abc', transcript_path: '/nowhere/x.jsonl', cwd: workspace, hook_event_name: 'SessionStart', source: 'startup' }) });
+      const r = await run('/bin/sh', ['-c', command], {
+        env,
+        cwd: workspace,
+        input: JSON.stringify({ session_id: 'abc', transcript_path: '/nowhere/x.jsonl', cwd: workspace, hook_event_name: 'SessionStart', source: 'startup' }),
+      });
       assert.equal(r.status, 0, r.stderr);
       if (id === 'claude') assert.match(r.stdout, /^Agent Progress: the latest 1 of 1 entries in the progress log of project "shop-web"[\s\S]*: Checkout fixed \[/);
       else {

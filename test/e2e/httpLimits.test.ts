@@ -127,7 +127,10 @@ describe('HTTP server limits (dist/server.js --http)', function () {
       // Another address is not held responsible.
       assert.equal(await metric(server.port, 'agent_progress_http_auth_failures_total'), 10);
       assert.equal(await metric(server.port, 'agent_progress_http_rate_limited_total'), 1);
-      const lines = server.stderr().split('\n').filter((l) => l.includes('refused a request'));
+      const lines = server
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('refused a request'));
       assert.equal(lines.length, 10);
       assert.match(lines[0]!, /"msg":"refused a request: wrong bearer token","remote":"127\.0\.0\.2","path":"\/metrics","attempts":1/);
       assert.match(server.stderr(), /"msg":"refusing every request from 127\.0\.0\.2 for 60 s after 10 failed bearer attempts"/);

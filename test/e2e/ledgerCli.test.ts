@@ -20,8 +20,21 @@ function cli(db: string, args: string[]) {
 
 /** A retention-scope document with two entries of 2020 in project "old-shop". */
 function oldEntries(file: string): void {
-  const entry = (id: string, title: string, createdAt: string) => ({ id, projectId: 'old-shop', createdAt, title, tags: ['legacy'], agentId: 'codex', summary: null, summarySource: null, content: `${title}, long ago.` });
-  const data = { projects: [{ projectId: 'old-shop', name: 'old-shop', createdAt: '2020-01-01T00:00:00.000Z' }], entries: [entry('oldEntry0001', 'Ported the cart', '2020-01-02T00:00:00.000Z'), entry('oldEntry0002', 'Ported the checkout', '2020-02-02T00:00:00.000Z')] };
+  const entry = (id: string, title: string, createdAt: string) => ({
+    id,
+    projectId: 'old-shop',
+    createdAt,
+    title,
+    tags: ['legacy'],
+    agentId: 'codex',
+    summary: null,
+    summarySource: null,
+    content: `${title}, long ago.`,
+  });
+  const data = {
+    projects: [{ projectId: 'old-shop', name: 'old-shop', createdAt: '2020-01-01T00:00:00.000Z' }],
+    entries: [entry('oldEntry0001', 'Ported the cart', '2020-01-02T00:00:00.000Z'), entry('oldEntry0002', 'Ported the checkout', '2020-02-02T00:00:00.000Z')],
+  };
   fs.writeFileSync(file, JSON.stringify({ format: 'agent-progress-ledger', version: 1, exportedAt: '2020-03-01T00:00:00.000Z', scope: 'full', data }));
 }
 
@@ -78,7 +91,11 @@ describe('the CLI ledger commands', function () {
     const saved = path.join(dir, 'archived.json');
     const done = cli(db, ['retention', '--days', '30', '--archive', '--yes', '--export', saved, '--json']);
     assert.equal(done.status, 0, done.stderr);
-    assert.deepEqual((({ removed, exportFile, action }) => ({ removed, exportFile, action }))(JSON.parse(done.stdout) as Record<string, unknown>), { removed: 2, exportFile: saved, action: 'archive' });
+    assert.deepEqual((({ removed, exportFile, action }) => ({ removed, exportFile, action }))(JSON.parse(done.stdout) as Record<string, unknown>), {
+      removed: 2,
+      exportFile: saved,
+      action: 'archive',
+    });
     assert.equal((JSON.parse(fs.readFileSync(saved, 'utf8')) as { counts: { entries: number } }).counts.entries, 2);
     assert.match(cli(db, ['search', '-p', 'old-shop']).stdout, /1 of 1 entry in old-shop/);
     assert.equal(cli(db, ['show', 'oldEntry0001']).status, 1, 'an archived entry is out of default reads');
@@ -106,7 +123,11 @@ describe('the CLI ledger commands', function () {
     const db = path.join(tempDir(), 'ledger', 'data.db');
     // Written by a long-running writer that has not snapshotted yet (a server between snapshots):
     // the CLI leaves a snapshot as it exits, so its writes would not stay in the journal.
-    const writer = new Services({ config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silentLogger, ledger: { checkpoint: false } });
+    const writer = new Services({
+      config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      logger: silentLogger,
+      ledger: { checkpoint: false },
+    });
     const progress = await writer.progress();
     for (const title of ['First change', 'Second change', 'Third change']) await progress.logProgress({ projectId: 'shop', title, content: `${title}, in detail.` });
     await writer.close();

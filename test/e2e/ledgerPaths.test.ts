@@ -17,12 +17,15 @@ function cli(args: string[], db: string) {
 
 /** Every name in the folder with its kind and content, to show that nothing changed. */
 function listing(dir: string): string[] {
-  return fs.readdirSync(dir).sort().map((name) => {
-    const st = fs.lstatSync(path.join(dir, name));
-    if (st.isSymbolicLink()) return `${name} -> ${fs.readlinkSync(path.join(dir, name))}`;
-    if (st.isFile()) return `${name}: ${fs.readFileSync(path.join(dir, name), 'utf8')}`;
-    return `${name} (${st.isFIFO() ? 'fifo' : st.isCharacterDevice() ? 'char device' : 'other'} ${st.rdev})`;
-  });
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const st = fs.lstatSync(path.join(dir, name));
+      if (st.isSymbolicLink()) return `${name} -> ${fs.readlinkSync(path.join(dir, name))}`;
+      if (st.isFile()) return `${name}: ${fs.readFileSync(path.join(dir, name), 'utf8')}`;
+      return `${name} (${st.isFIFO() ? 'fifo' : st.isCharacterDevice() ? 'char device' : 'other'} ${st.rdev})`;
+    });
 }
 
 describe('ledger paths that are not ours', function () {
@@ -32,7 +35,10 @@ describe('ledger paths that are not ours', function () {
   function assertRefused(db: string, what: RegExp): void {
     const dir = path.dirname(db);
     const before = listing(dir);
-    for (const args of [['search', '--project', 'p'], ['log', '-p', 'p', '--title', 't', '--content', 'c']]) {
+    for (const args of [
+      ['search', '--project', 'p'],
+      ['log', '-p', 'p', '--title', 't', '--content', 'c'],
+    ]) {
       const r = cli(args, db);
       assert.equal(r.status, 2, `${args[0]}: ${r.stderr}`);
       assert.ok(r.stderr.includes(db), r.stderr);
@@ -42,7 +48,7 @@ describe('ledger paths that are not ours', function () {
     }
   }
 
-  it('refuses a person\'s text file, even for a read-only search', () => {
+  it("refuses a person's text file, even for a read-only search", () => {
     const db = path.join(tempDir(), 'notes.txt');
     fs.writeFileSync(db, 'my notes, not a ledger\n');
     assertRefused(db, /not an Agent Progress ledger/);

@@ -52,7 +52,11 @@ describe('data.db, a SQLite file any reader can open', function () {
     const ours = ['data.db.tmp-4242-deadbeef', 'data.db.journal.tmp-4242-0badf00d'];
     const theirs = ['data.db.tmp-keep', 'data.db.tmp-4242-deadbeef.bak', 'other.db.tmp-4242-deadbeef'];
     for (const name of [...ours, ...theirs]) fs.writeFileSync(path.join(dir, name), 'left by a process killed with -9');
-    const r = spawnSync(process.execPath, [CLI, 'log', '-p', 'p', '--title', 'From the CLI', '--content', 'c'], { env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }), cwd: dir, input: '' });
+    const r = spawnSync(process.execPath, [CLI, 'log', '-p', 'p', '--title', 'From the CLI', '--content', 'c'], {
+      env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }),
+      cwd: dir,
+      input: '',
+    });
     assert.equal(r.status, 0, r.stderr.toString());
     assert.deepEqual(await titlesIn(db), ['From the CLI']);
     for (const name of ours) assert.equal(fs.existsSync(path.join(dir, name)), false, `${name} removed`);

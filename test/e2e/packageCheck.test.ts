@@ -52,18 +52,33 @@ function zip(entries: Record<string, Buffer | string>): Buffer {
 }
 
 const MANIFEST = {
-  name: 'agent-progress', displayName: 'Agent Progress', description: 'A ledger.', version: '0.1.0', publisher: 'agent-progress', license: 'MIT',
-  repository: { type: 'git', url: 'https://example.com/agent-progress.git' }, icon: 'media/icon.png', galleryBanner: { color: '#0f1c36', theme: 'dark' },
-  categories: ['AI', 'Chat'], keywords: ['mcp'], engines: { vscode: '^1.101.0' },
+  name: 'agent-progress',
+  displayName: 'Agent Progress',
+  description: 'A ledger.',
+  version: '0.1.0',
+  publisher: 'agent-progress',
+  license: 'MIT',
+  repository: { type: 'git', url: 'https://example.com/agent-progress.git' },
+  icon: 'media/icon.png',
+  galleryBanner: { color: '#0f1c36', theme: 'dark' },
+  categories: ['AI', 'Chat'],
+  keywords: ['mcp'],
+  engines: { vscode: '^1.101.0' },
   contributes: { walkthroughs: [{ id: 'w', steps: [{ id: 's', media: { markdown: 'media/walkthrough/s.md' } }] }] },
 };
 
 function vsix(dir: string, manifest: object, extra: Record<string, Buffer | string> = {}, drop: string[] = []): string {
   const files: Record<string, Buffer | string> = {
-    'extension.vsixmanifest': '<PackageManifest/>', '[Content_Types].xml': '<Types/>', 'extension/package.json': JSON.stringify(manifest),
-    'extension/readme.md': '# Agent Progress', 'extension/changelog.md': '# Changelog', 'extension/LICENSE.txt': 'MIT',
-    'extension/dist/extension.js': 'module.exports = {};', 'extension/media/icon.png': fs.readFileSync(path.join(root, 'media', 'icon.png')),
-    'extension/media/walkthrough/s.md': '# Step', ...extra,
+    'extension.vsixmanifest': '<PackageManifest/>',
+    '[Content_Types].xml': '<Types/>',
+    'extension/package.json': JSON.stringify(manifest),
+    'extension/readme.md': '# Agent Progress',
+    'extension/changelog.md': '# Changelog',
+    'extension/LICENSE.txt': 'MIT',
+    'extension/dist/extension.js': 'module.exports = {};',
+    'extension/media/icon.png': fs.readFileSync(path.join(root, 'media', 'icon.png')),
+    'extension/media/walkthrough/s.md': '# Step',
+    ...extra,
   };
   for (const d of drop) delete files[d];
   const file = path.join(dir, `${Object.keys(files).length}-${Math.random().toString(36).slice(2)}.vsix`);
@@ -86,7 +101,9 @@ describe('the package check (scripts/checkPackage.mjs)', function () {
 
   it('names every problem of a package the registries would refuse', () => {
     const bad = { ...MANIFEST, license: undefined, icon: 'media/icon.svg', keywords: Array.from({ length: 31 }, (_, i) => `k${i}`), categories: ['AI', 'Robots'] };
-    const r = check(vsix(tempDir(), bad, { 'extension/src/extension.ts': 'export {};', 'extension/media/icon.svg': '<svg/>' }, ['extension/LICENSE.txt', 'extension/media/walkthrough/s.md']));
+    const r = check(
+      vsix(tempDir(), bad, { 'extension/src/extension.ts': 'export {};', 'extension/media/icon.svg': '<svg/>' }, ['extension/LICENSE.txt', 'extension/media/walkthrough/s.md']),
+    );
     assert.equal(r.status, 1);
     for (const problem of [
       /extension\/src\/extension\.ts should not be in the package/,
@@ -96,7 +113,8 @@ describe('the package check (scripts/checkPackage.mjs)', function () {
       /the icon is a PNG/,
       /walkthrough step s: media\/walkthrough\/s\.md is not in the package/,
       /extension\/LICENSE\.txt is missing/,
-    ]) assert.match(r.stderr, problem);
+    ])
+      assert.match(r.stderr, problem);
   });
 
   it('says what to run when there is no package', () => {

@@ -62,7 +62,9 @@ describe('the team deployment on PostgreSQL', function () {
       const results = await Promise.all(Array.from({ length: 20 }, (_, n) => runAgent(servers[n % 2]!.port, 'drain', `agent-${n}`)));
       const seconds = (Date.now() - started) / 1000;
       const all = results.flatMap((r) => r.tasks);
-      console.log(`      5,000 tasks by 20 processes on 2 servers in ${seconds.toFixed(1)} s (${Math.round(5_000 / seconds)} tasks/s); per agent: ${results.map((r) => r.tasks.length).join(', ')}`);
+      console.log(
+        `      5,000 tasks by 20 processes on 2 servers in ${seconds.toFixed(1)} s (${Math.round(5_000 / seconds)} tasks/s); per agent: ${results.map((r) => r.tasks.length).join(', ')}`,
+      );
       assert.equal(all.length, 5_000, 'every task was handed out');
       assert.equal(new Set(all).size, 5_000, 'no task was handed out twice');
       assert.ok(results.filter((r) => r.tasks.length > 0).length >= 15, 'the work was shared');
@@ -149,7 +151,7 @@ describe('the team deployment on PostgreSQL', function () {
     assert.equal(projects.status, 0, projects.stderr);
     assert.match(projects.stdout, /"team"/);
 
-    const wrong = url.replace(PG_TEST_PASSWORD, "not-the-password-at-all");
+    const wrong = url.replace(PG_TEST_PASSWORD, 'not-the-password-at-all');
     assert.notEqual(wrong, url);
     const refused = cli(['--db', wrong, 'projects']);
     assert.equal(refused.code, 1);

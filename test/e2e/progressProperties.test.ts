@@ -12,16 +12,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import * as fc from 'fast-check';
 import { openLedger } from '../../src/core/storage/openLedger';
 import type { Ledger } from '../../src/core/storage/store';
-import {
-  anyPlan,
-  datePlan,
-  PropertyRunner,
-  propertySeed,
-  rawArgumentsPlan,
-  runs,
-  validLogPlan,
-  type Outcome,
-} from '../helpers/progressProperties';
+import { anyPlan, datePlan, PropertyRunner, propertySeed, rawArgumentsPlan, runs, validLogPlan, type Outcome } from '../helpers/progressProperties';
 import { tempDir } from '../helpers/tmp';
 
 const SERVER = path.resolve(__dirname, '../../dist/server.js');
@@ -118,7 +109,7 @@ describe('progress tools under random and hostile input (properties, dist/server
     await runner.ping('final');
     runner.checkLog('stderr after the properties');
     const stackLines = stderr.split('\n').filter((l) => /^\s+at\s/.test(l));
-    assert.deepEqual(stackLines, [], 'stack trace lines on the server\'s stderr');
+    assert.deepEqual(stackLines, [], "stack trace lines on the server's stderr");
     assert.ok(!/\[error\]|Uncaught|Unhandled|fatal/i.test(stderr), `errors on the server's stderr:\n${stderr.slice(0, 2000)}`);
     assert.ok(/serving progress over stdio/.test(stderr), 'the server never said it was serving (is stderr captured?)');
   });

@@ -22,7 +22,7 @@ describe('progress tools over stdio (dist/server.js)', function () {
     while (servers.length > 0) await servers.pop()!.close();
   });
 
-  it('logs a caller\'s invalid argument, unknown id and unknown tool at debug, never at warn or error', async () => {
+  it("logs a caller's invalid argument, unknown id and unknown tool at debug, never at warn or error", async () => {
     const s = await start({ db: path.join(tempDir(), 'data.db'), env: { AGENT_PROGRESS_LOG_LEVEL: 'debug' } });
     assert.equal((await rpcError(call(s, 'log_progress', { projectId: 'p', title: '', content: 'c' }))).code, -32602);
     assert.equal((await rpcError(call(s, 'get_context', { projectId: 'p', id: 'nosuchid0001' }))).code, -32602);
@@ -36,10 +36,14 @@ describe('progress tools over stdio (dist/server.js)', function () {
       assert.equal(about(what).length, 1, `${what}: ${s.stderr()}`);
       assert.match(about(what)[0]!, /\[debug\]/);
     }
-    assert.deepEqual(lines.filter((l) => /\[(warn|error)\]/.test(l)), [], 'nothing at warn or error');
+    assert.deepEqual(
+      lines.filter((l) => /\[(warn|error)\]/.test(l)),
+      [],
+      'nothing at warn or error',
+    );
   });
 
-  it('logs, finds and summarises an entry with the seed\'s shapes', async () => {
+  it("logs, finds and summarises an entry with the seed's shapes", async () => {
     const db = path.join(tempDir(), 'data.db');
     const s = await start({ db });
     const logged = await call(s, 'log_progress', {
@@ -67,7 +71,7 @@ describe('progress tools over stdio (dist/server.js)', function () {
     assert.deepEqual(ctx.tags, ['auth', 'refactor']);
   });
 
-  it('refuses every kind of bad input with -32602 and the seed\'s messages, changing nothing', async () => {
+  it("refuses every kind of bad input with -32602 and the seed's messages, changing nothing", async () => {
     const db = path.join(tempDir(), 'data.db');
     const s = await start({ db });
     await call(s, 'log_progress', { projectId: 'p', title: 'kept', content: 'kept' });
@@ -147,7 +151,14 @@ describe('progress tools over stdio (dist/server.js)', function () {
         const r = await call(s, 'log_progress', { projectId: 'p', title: `Search target ${i}`, content: `Journal rotation and the webhook ${i}.`, tags: ['ops'] });
         ids.push((r.structuredContent as { id: string }).id);
       }
-      for (const args of [{ text: 'journal' }, { text: 'webho*' }, { text: '"the webhook"' }, { query: 'target' }, { query: 'get 1', tags: ['ops'] }, { text: 'rotation -nothing' }]) {
+      for (const args of [
+        { text: 'journal' },
+        { text: 'webho*' },
+        { text: '"the webhook"' },
+        { query: 'target' },
+        { query: 'get 1', tags: ['ops'] },
+        { text: 'rotation -nothing' },
+      ]) {
         for (let k = 0; k < 2; k++) {
           const r = await call(s, 'search_logs', { projectId: 'p', limit: 5, ...args });
           assert.ok((r.structuredContent as { total: number }).total > 0, JSON.stringify(args));
@@ -200,10 +211,7 @@ describe('progress tools over stdio (dist/server.js)', function () {
 
     it('reads the key from a trusted config file (AGENT_PROGRESS_CONFIG) with ${VAR} expansion', async () => {
       const dir = tempDir();
-      fs.writeFileSync(
-        path.join(dir, 'agent-progress.config.json'),
-        JSON.stringify({ openai: { apiKey: '${MY_SUMMARY_KEY}', baseUrl: chat.baseUrl, model: 'from-file' } }),
-      );
+      fs.writeFileSync(path.join(dir, 'agent-progress.config.json'), JSON.stringify({ openai: { apiKey: '${MY_SUMMARY_KEY}', baseUrl: chat.baseUrl, model: 'from-file' } }));
       const s = await start({ db: path.join(dir, 'data.db'), env: { MY_SUMMARY_KEY: KEY, AGENT_PROGRESS_CONFIG: path.join(dir, 'agent-progress.config.json') }, cwd: dir });
       const { id } = (await call(s, 'log_progress', { projectId: 'p', title: 't', content: 'c' })).structuredContent as { id: string };
       await call(s, 'get_context', { projectId: 'p', id });

@@ -55,7 +55,13 @@ describe('queue transports (dist/server.js)', function () {
     try {
       await call(admin, 'create_project', { name: 'stdio' });
       await call(admin, 'create_task_type', { projectId: 'stdio', name: 'fix', template: 'Fix issue #{{n}}', leaseDurationMinutes: 0.5 });
-      await call(admin, 'create_tasks_bulk', { projectId: 'stdio', tasks: [{ typeId: 'fix', variables: { n: '1' } }, { typeId: 'fix', variables: { n: '2' } }] });
+      await call(admin, 'create_tasks_bulk', {
+        projectId: 'stdio',
+        tasks: [
+          { typeId: 'fix', variables: { n: '1' } },
+          { typeId: 'fix', variables: { n: '2' } },
+        ],
+      });
       const reg = await call(agent, 'register_agent', { projectId: 'stdio', agentName: 'claude' });
       assert.match(textOf(reg), /Your apiKey \(shown only now; keep it to reconnect\): apk_/);
       const got = await call(agent, 'request_task', {});
@@ -64,7 +70,7 @@ describe('queue transports (dist/server.js)', function () {
       await call(agent, 'extend_lease', { taskId: id, additionalMinutes: 1.5 });
       await call(agent, 'complete_task', { taskId: id, explanation: 'fixed' });
       assert.deepEqual(await rpcError(call(agent, 'complete_task', { taskId: id })), { code: -32602, message: 'explanation is required' });
-      assert.deepEqual(await rpcError(call(admin, 'get_task', { taskId: 'nope' })), { code: -32602, message: 'Task not found: nope. Use list_tasks to see a project\'s tasks.' });
+      assert.deepEqual(await rpcError(call(admin, 'get_task', { taskId: 'nope' })), { code: -32602, message: "Task not found: nope. Use list_tasks to see a project's tasks." });
       const status = (await call(admin, 'get_project_status', { projectId: 'stdio' })).structuredContent as Structured;
       assert.deepEqual([status.project.stats.completedTasks, status.project.stats.queuedTasks], [1, 1]);
     } finally {
@@ -90,7 +96,10 @@ describe('queue transports (dist/server.js)', function () {
       assert.equal(wrong.status, 401);
       const rebinding = await rawRequest(server.port, { path: '/metrics', headers: { host: 'attacker.example:80', authorization: `Bearer ${TOKEN}` } });
       assert.equal(rebinding.status, 403);
-      assert.match((JSON.parse(rebinding.body) as { error: string }).error, /^Host "attacker\.example:80" is not allowed; use 127\.0\.0\.1:\d+ or start the server with --allowed-hosts$/);
+      assert.match(
+        (JSON.parse(rebinding.body) as { error: string }).error,
+        /^Host "attacker\.example:80" is not allowed; use 127\.0\.0\.1:\d+ or start the server with --allowed-hosts$/,
+      );
       const origin = await rawRequest(server.port, { path: '/metrics', headers: { origin: 'https://evil.example', authorization: `Bearer ${TOKEN}` } });
       assert.equal(origin.status, 403);
       assert.equal((await rawRequest(server.port, { path: '/healthz' })).body, '{"status":"ok"}');
@@ -124,7 +133,10 @@ describe('queue transports (dist/server.js)', function () {
     const second = await startHttpServer(db, { port: first.port });
     try {
       // The same sessions go on after the restart, each with its own project.
-      assert.deepEqual((await tool(b.client, 'list_tasks')).tasks.map((t: Structured) => t.instructions), ['south work']);
+      assert.deepEqual(
+        (await tool(b.client, 'list_tasks')).tasks.map((t: Structured) => t.instructions),
+        ['south work'],
+      );
       assert.equal((await tool(b.client, 'register_agent', { agentName: 'southerner' })).agent.projectId, 'south');
       assert.equal((await tool(b.client, 'request_task')).task.instructions, 'south work');
       assert.equal((await tool(a.client, 'get_project')).project.id, 'north');

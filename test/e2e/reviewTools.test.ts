@@ -46,7 +46,10 @@ describe('review tools over stdio (dist/server.js) and the review CLI', function
     const s = await startServer({ db, args: ['--toolset', 'review'], cwd: ws });
     servers.push(s);
     const { tools } = await s.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['get_workflow', 'set_phase', 'start_agent', 'complete_agent', 'add_action', 'get_threads']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['get_workflow', 'set_phase', 'start_agent', 'complete_agent', 'add_action', 'get_threads'],
+    );
     const wf = await call(s, 'get_workflow', {});
     const w = wf.structuredContent as { review_id: string; started: boolean; context: { branch: string; merge_request: string } };
     assert.deepEqual([w.review_id, w.started, w.context.branch, w.context.merge_request], [reviewId, false, 'feature/x', '!12']);
@@ -59,10 +62,17 @@ describe('review tools over stdio (dist/server.js) and the review CLI', function
     assert.equal(running.status, 0, running.stderr);
     const status = JSON.parse(running.stdout) as { review: { phase: string }; agents: { name: string; state: string; duration_ms: number | null }[] };
     assert.equal(status.review.phase, 'agents-running');
-    assert.deepEqual(status.agents.map((a) => [a.name, a.state]), [['clean-architecture', 'completed'], ['security', 'running']]);
+    assert.deepEqual(
+      status.agents.map((a) => [a.name, a.state]),
+      [
+        ['clean-architecture', 'completed'],
+        ['security', 'running'],
+      ],
+    );
     assert.ok(status.agents[1]!.duration_ms !== null && status.agents[1]!.duration_ms >= 0);
 
-    const opened = (await call(s, 'add_action', { kind: 'open_thread', file: 'src/login.ts', line: 7, text: 'Password compared with ==.', agent: 'security' })).structuredContent as { action: { action_id: string } };
+    const opened = (await call(s, 'add_action', { kind: 'open_thread', file: 'src/login.ts', line: 7, text: 'Password compared with ==.', agent: 'security' }))
+      .structuredContent as { action: { action_id: string } };
     const comment = (await call(s, 'add_action', { kind: 'post_comment', text: 'Two findings.' })).structuredContent as { action: { action_id: string } };
     await call(s, 'complete_agent', { agent: 'security' });
 
@@ -76,7 +86,13 @@ describe('review tools over stdio (dist/server.js) and the review CLI', function
 
     // The agent reads the decisions.
     const after = (await call(s, 'get_workflow', {})).structuredContent as { actions: { action_id: string; status: string; decided_by: string; note: string | null }[] };
-    assert.deepEqual(after.actions.map((a) => [a.status, a.decided_by]), [['approved', 'ana'], ['dismissed', after.actions[1]!.decided_by]]);
+    assert.deepEqual(
+      after.actions.map((a) => [a.status, a.decided_by]),
+      [
+        ['approved', 'ana'],
+        ['dismissed', after.actions[1]!.decided_by],
+      ],
+    );
     assert.match(after.actions[1]!.decided_by, /^operator:cli \(/);
     assert.equal(after.actions[1]!.note, 'noise');
 
@@ -91,10 +107,17 @@ describe('review tools over stdio (dist/server.js) and the review CLI', function
     const exported = cli(['review-export', '--status', 'approved', '--out', out], db, ws);
     assert.equal(exported.status, 0, exported.stderr);
     assert.equal(exported.stdout, `Wrote 1 action(s) of review ${reviewId} to ${out}\n`);
-    const doc = JSON.parse(fs.readFileSync(out, 'utf8')) as { format: string; review: { phase: string; review_id: string }; actions: { kind: string; target: unknown; text: string; decided_by: string }[] };
+    const doc = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+      format: string;
+      review: { phase: string; review_id: string };
+      actions: { kind: string; target: unknown; text: string; decided_by: string }[];
+    };
     assert.equal(doc.format, 'agent-progress.review-actions/1');
     assert.deepEqual([doc.review.review_id, doc.review.phase], [reviewId, 'completed']);
-    assert.deepEqual(doc.actions.map((a) => [a.kind, a.target, a.text, a.decided_by]), [['open_thread', { file: 'src/login.ts', line: 7 }, 'Password compared with ==.', 'ana']]);
+    assert.deepEqual(
+      doc.actions.map((a) => [a.kind, a.target, a.text, a.decided_by]),
+      [['open_thread', { file: 'src/login.ts', line: 7 }, 'Password compared with ==.', 'ana']],
+    );
 
     const shown = cli(['review-status', reviewId], db, ws);
     assert.equal(shown.status, 0, shown.stderr);
@@ -111,10 +134,16 @@ describe('review tools over stdio (dist/server.js) and the review CLI', function
     servers.push(s);
     const e = await rpcError(call(s, 'get_workflow', {}));
     assert.equal(e.code, -32602);
-    assert.match(e.message, /^\.agent-progress\/reviews\/default\.json line 3: phases must include pending, agents-running, synthesizing, publishing, completed, failed; missing agents-running/);
+    assert.match(
+      e.message,
+      /^\.agent-progress\/reviews\/default\.json line 3: phases must include pending, agents-running, synthesizing, publishing, completed, failed; missing agents-running/,
+    );
     const defs = cli(['review-definitions'], db, ws);
     assert.equal(defs.status, 0, defs.stderr);
-    assert.match(defs.stdout, /^front {2} {2}agents: a {2}\(\.agent-progress\/reviews\/front\.yaml\)\nrefused \.agent-progress\/reviews\/default\.json: \.agent-progress\/reviews\/default\.json line 3: phases must include/);
+    assert.match(
+      defs.stdout,
+      /^front {2} {2}agents: a {2}\(\.agent-progress\/reviews\/front\.yaml\)\nrefused \.agent-progress\/reviews\/default\.json: \.agent-progress\/reviews\/default\.json line 3: phases must include/,
+    );
     const start = cli(['review-start'], db, ws);
     assert.equal(start.status, 2);
     assert.match(start.stderr, /default\.json line 3/);

@@ -41,12 +41,7 @@ function spawnRaw(db: string, server = SERVER): Raw {
     stdoutLines,
     stderr: () => stderr,
     send: (message) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n'),
-    response: (id) =>
-      waitFor(
-        () => stdoutLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((m) => m.id === id),
-        `response ${id}`,
-        15_000,
-      ),
+    response: (id) => waitFor(() => stdoutLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((m) => m.id === id), `response ${id}`, 15_000),
     exited,
   };
 }

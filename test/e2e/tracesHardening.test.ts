@@ -17,7 +17,11 @@ describe('traces tools against hostile transcripts (dist/server.js --toolset tra
   useTempDirs();
   const servers: StdioServer[] = [];
   async function start(home: string): Promise<StdioServer> {
-    const s = await startServer({ db: path.join(tempDir(), 'data.db'), args: ['--toolset', 'traces'], env: { AGENT_PROGRESS_LOG_LEVEL: 'error', AGENT_PROGRESS_TRACES_HOME: home } });
+    const s = await startServer({
+      db: path.join(tempDir(), 'data.db'),
+      args: ['--toolset', 'traces'],
+      env: { AGENT_PROGRESS_LOG_LEVEL: 'error', AGENT_PROGRESS_TRACES_HOME: home },
+    });
     servers.push(s);
     return s;
   }
@@ -35,7 +39,10 @@ describe('traces tools against hostile transcripts (dist/server.js --toolset tra
     }
     // A value with the word is found, and only that one.
     const error = (await call(s, 'search_event_previews', { query: 'error', limit: 50 })).structuredContent as Matches;
-    assert.deepEqual(error.data.matches.map((m) => [m.session_id, m.event_type]), [[session.id, 'User']]);
+    assert.deepEqual(
+      error.data.matches.map((m) => [m.session_id, m.event_type]),
+      [[session.id, 'User']],
+    );
     // Values are still searchable: a tool name, an argument, an output.
     const read = (await call(s, 'search_event_previews', { query: 'read', event_type: 'ToolCall', limit: 50 })).structuredContent as Matches;
     assert.equal(read.data.matches.length, 2, 'two Read calls');
@@ -96,7 +103,14 @@ describe('traces tools against hostile transcripts (dist/server.js --toolset tra
         uuid: 'deep-uuid',
         parentUuid: null,
         timestamp: at,
-        message: { model: 'claude-opus-4-5-20251101', id: 'msg_deep', type: 'message', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_deep', name: 'Configure', input: deep }], usage: { input_tokens: 1, output_tokens: 1 } },
+        message: {
+          model: 'claude-opus-4-5-20251101',
+          id: 'msg_deep',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_deep', name: 'Configure', input: deep }],
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
         requestId: 'req_deep',
       },
     ];

@@ -30,7 +30,10 @@ describe('traces tools over stdio (dist/server.js --toolset traces)', function (
     const db = path.join(tempDir(), 'data.db');
     const s = await start({ AGENT_PROGRESS_TRACES_HOME: FIXTURE_HOME }, db);
     const { tools } = await s.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['list_sessions', 'get_project_info', 'get_session_details', 'analyze_session', 'search_event_previews', 'get_event_details', 'search_events']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['list_sessions', 'get_project_info', 'get_session_details', 'analyze_session', 'search_event_previews', 'get_event_details', 'search_events'],
+    );
     const list = await call(s, 'list_sessions', { limit: 50 });
     assert.equal((list.structuredContent as { sessions: unknown[] }).sessions.length, 8);
     assert.deepEqual(JSON.parse(textOf(list)), list.structuredContent);
@@ -48,7 +51,7 @@ describe('traces tools over stdio (dist/server.js --toolset traces)', function (
     assert.equal(fs.existsSync(`${db}.journal`), false, 'the traces tools need no ledger');
   });
 
-  it('answers failures with the seed\'s structured errors over the wire', async () => {
+  it("answers failures with the seed's structured errors over the wire", async () => {
     const s = await start({ AGENT_PROGRESS_TRACES_HOME: FIXTURE_HOME });
     const ambiguous = await call(s, 'analyze_session', { session_id: '019df5b' });
     assert.equal(ambiguous.isError, true);
@@ -57,13 +60,18 @@ describe('traces tools over stdio (dist/server.js --toolset traces)', function (
     assert.equal(error.details.matches.length, 2);
     const bad = await call(s, 'get_session_details', { session_id: X1, detail_level: 'everything' });
     assert.equal(bad.isError, true);
-    assert.deepEqual(JSON.parse(textOf(bad)), { error: { code: 'invalid_parameter', message: 'detail_level must be one of summary, turns, steps, full', details: {}, retryable: false } });
+    assert.deepEqual(JSON.parse(textOf(bad)), {
+      error: { code: 'invalid_parameter', message: 'detail_level must be one of summary, turns, steps, full', details: {}, retryable: false },
+    });
   });
 
   it('reads only the providers and folders the environment names', async () => {
     const s = await start({ AGENT_PROGRESS_CLAUDE_HOME: path.join(FIXTURE_HOME, '.claude'), AGENT_PROGRESS_TRACES_PROVIDERS: 'claude_code' });
     const list = (await call(s, 'list_sessions', { limit: 50 })).structuredContent as { sessions: { provider: string }[] };
-    assert.deepEqual(list.sessions.map((x) => x.provider), ['claude_code', 'claude_code']);
+    assert.deepEqual(
+      list.sessions.map((x) => x.provider),
+      ['claude_code', 'claude_code'],
+    );
   });
 
   it('pages to the end without duplicates while another process writes new and grown transcripts', async () => {
@@ -79,7 +87,10 @@ describe('traces tools over stdio (dist/server.js --toolset traces)', function (
       cursor = r.next_cursor;
       page++;
       writeCodex(home, { start: new Date(Date.UTC(2026, 8, page)), seed: 300 + page });
-      fs.appendFileSync(path.join(home, '.claude', 'projects', '-home-dev-acme-shop', `${C1}.jsonl`), `${JSON.stringify({ type: 'system', subtype: 'note', content: `page ${page}`, timestamp: '2026-05-04T03:00:00.000Z' })}\n`);
+      fs.appendFileSync(
+        path.join(home, '.claude', 'projects', '-home-dev-acme-shop', `${C1}.jsonl`),
+        `${JSON.stringify({ type: 'system', subtype: 'note', content: `page ${page}`, timestamp: '2026-05-04T03:00:00.000Z' })}\n`,
+      );
     } while (cursor && page < 20);
     assert.equal(cursor, null);
     assert.equal(seen.length, 8);
@@ -90,12 +101,21 @@ describe('traces tools over stdio (dist/server.js --toolset traces)', function (
     const home = tempDir();
     const db = path.join(tempDir(), 'ledger', 'data.db');
     const session = writeClaude(home, { start: new Date(Date.now() - 120_000), cwd: '/srv/work/billing', turns: 2 });
-    const out = execFileSync(process.execPath, [CLI, 'log', '--project', 'billing', '--title', 'Invoice rounding fixed', '--content', 'Cents everywhere.', '--agent', 'claude-code', '--json'], {
-      env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }),
-    }).toString();
+    const out = execFileSync(
+      process.execPath,
+      [CLI, 'log', '--project', 'billing', '--title', 'Invoice rounding fixed', '--content', 'Cents everywhere.', '--agent', 'claude-code', '--json'],
+      {
+        env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }),
+      },
+    ).toString();
     const logged = JSON.parse(out) as { id: string };
     const s = await start({ AGENT_PROGRESS_TRACES_HOME: home }, db);
-    const r = (await call(s, 'get_session_details', { session_id: session.id.slice(0, 8), include_ledger: true })).structuredContent as { ledger: { id: string; title: string; toolset: string }[] };
-    assert.deepEqual(r.ledger.map((l) => [l.toolset, l.id, l.title]), [['progress', logged.id, 'Invoice rounding fixed']]);
+    const r = (await call(s, 'get_session_details', { session_id: session.id.slice(0, 8), include_ledger: true })).structuredContent as {
+      ledger: { id: string; title: string; toolset: string }[];
+    };
+    assert.deepEqual(
+      r.ledger.map((l) => [l.toolset, l.id, l.title]),
+      [['progress', logged.id, 'Invoice rounding fixed']],
+    );
   });
 });

@@ -31,25 +31,60 @@ describe('workflow tools over stdio (dist/server.js)', function () {
     const s = await startServer({ db, args: ['--toolset', 'workflow'], cwd: repo.dir });
     servers.push(s);
     const { tools } = await s.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['start_workflow', 'start_task', 'log_decision', 'log_issue', 'log_milestone', 'complete_task']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['start_workflow', 'start_task', 'log_decision', 'log_issue', 'log_milestone', 'complete_task'],
+    );
 
-    const wf = (await call(s, 'start_workflow', { name: 'Checkout', plan: [{ step: '1', goal: 'Cart totals' }, { step: '2', goal: 'Payment' }] })).structuredContent as { workflow_id: string; project_id: string };
+    const wf = (
+      await call(s, 'start_workflow', {
+        name: 'Checkout',
+        plan: [
+          { step: '1', goal: 'Cart totals' },
+          { step: '2', goal: 'Payment' },
+        ],
+      })
+    ).structuredContent as { workflow_id: string; project_id: string };
     assert.equal(wf.project_id, 'webshop');
-    const st = (await call(s, 'start_task', { workflow_id: wf.workflow_id, name: 'Cart totals', goal: 'Compute totals', areas: ['src/cart*', 'tests'] })).structuredContent as { task_id: string; snapshot_type: string; repository: string };
+    const st = (await call(s, 'start_task', { workflow_id: wf.workflow_id, name: 'Cart totals', goal: 'Compute totals', areas: ['src/cart*', 'tests'] })).structuredContent as {
+      task_id: string;
+      snapshot_type: string;
+      repository: string;
+    };
     assert.equal(st.snapshot_type, 'git');
     assert.equal(st.repository, fs.realpathSync(repo.dir));
     await call(s, 'log_milestone', { task_id: st.task_id, message: 'Writing tests', progress: 40 });
-    await call(s, 'log_decision', { task_id: st.task_id, category: 'trade_off', question: 'Integer cents or decimals?', options_considered: ['cents', 'decimal.js'], chosen: 'cents', reasoning: 'No dependency.' });
+    await call(s, 'log_decision', {
+      task_id: st.task_id,
+      category: 'trade_off',
+      question: 'Integer cents or decimals?',
+      options_considered: ['cents', 'decimal.js'],
+      chosen: 'cents',
+      reasoning: 'No dependency.',
+    });
 
     repo.write('src/cart.ts', 'export const cart = []; export const total = 0;\n');
     repo.commitAll('cart totals');
     repo.write('tests/cart.test.ts', 'test');
     repo.move('src/old.ts', 'src/legacy.ts');
-    const done = await call(s, 'complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 'Totals in cents.', next_steps: ['Payment'] }, metadata: { tests_status: 'passed' } });
+    const done = await call(s, 'complete_task', {
+      task_id: st.task_id,
+      status: 'success',
+      outcome: { summary: 'Totals in cents.', next_steps: ['Payment'] },
+      metadata: { tests_status: 'passed' },
+    });
     const out = done.structuredContent as { files_changed: unknown; verification: { unexpected_files: string[] }; commits: { subject: string }[] };
-    assert.deepEqual(out.files_changed, { added: ['tests/cart.test.ts'], modified: ['src/cart.ts'], deleted: [], renamed: [{ from: 'src/old.ts', to: 'src/legacy.ts', similarity: 100 }] });
+    assert.deepEqual(out.files_changed, {
+      added: ['tests/cart.test.ts'],
+      modified: ['src/cart.ts'],
+      deleted: [],
+      renamed: [{ from: 'src/old.ts', to: 'src/legacy.ts', similarity: 100 }],
+    });
     assert.deepEqual(out.verification.unexpected_files, ['src/legacy.ts', 'src/old.ts']);
-    assert.deepEqual(out.commits.map((c) => c.subject), ['cart totals']);
+    assert.deepEqual(
+      out.commits.map((c) => c.subject),
+      ['cart totals'],
+    );
     assert.match(textOf(done), /R src\/old\.ts -> src\/legacy\.ts/);
 
     const list = cli(['workflows'], db, repo.dir);
@@ -66,7 +101,10 @@ describe('workflow tools over stdio (dist/server.js)', function () {
     assert.match(task.stdout, /snapshot: git, HEAD [0-9a-f]{12} on main, tree [0-9a-f]{12} in /);
     const json = JSON.parse(cli(['tracked-task', st.task_id, '--json'], db, dir).stdout) as { task: { filesChanged: { added: string[] } }; events: { kind: string }[] };
     assert.deepEqual(json.task.filesChanged.added, ['tests/cart.test.ts']);
-    assert.deepEqual(json.events.map((e) => e.kind), ['task_started', 'milestone', 'decision', 'task_completed']);
+    assert.deepEqual(
+      json.events.map((e) => e.kind),
+      ['task_started', 'milestone', 'decision', 'task_completed'],
+    );
     const missing = cli(['tracked-task', 'nosuchtask'], db, dir);
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /Task not found: nosuchtask/);
@@ -77,14 +115,21 @@ describe('workflow tools over stdio (dist/server.js)', function () {
     const db = path.join(dir, 'ledger', 'data.db');
     const repo = initRepo(path.join(dir, 'elsewhere'), { 'a.txt': 'a' });
     fs.mkdirSync(path.join(dir, 'cwd'));
-    const s = await startServer({ db, args: ['--toolset', 'workflow'], cwd: path.join(dir, 'cwd'), env: { AGENT_PROGRESS_WORKSPACE: repo.dir, AGENT_PROGRESS_PROJECT: 'named-project' } });
+    const s = await startServer({
+      db,
+      args: ['--toolset', 'workflow'],
+      cwd: path.join(dir, 'cwd'),
+      env: { AGENT_PROGRESS_WORKSPACE: repo.dir, AGENT_PROGRESS_PROJECT: 'named-project' },
+    });
     servers.push(s);
     const wf = (await call(s, 'start_workflow', { name: 'W' })).structuredContent as { workflow_id: string; project_id: string };
     assert.equal(wf.project_id, 'named-project');
     const st = (await call(s, 'start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'G' })).structuredContent as { task_id: string; repository: string };
     assert.equal(st.repository, fs.realpathSync(repo.dir));
     repo.write('a.txt', 'b');
-    const done = (await call(s, 'complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } })).structuredContent as { files_changed: { modified: string[] } };
+    const done = (await call(s, 'complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } })).structuredContent as {
+      files_changed: { modified: string[] };
+    };
     assert.deepEqual(done.files_changed.modified, ['a.txt']);
   });
 
@@ -96,7 +141,10 @@ describe('workflow tools over stdio (dist/server.js)', function () {
       code: -32602,
       message: 'type must be one of documentation_gap, bug_encountered, dependency_conflict, unclear_requirement, other (got "oops")',
     });
-    assert.deepEqual(await rpcError(call(s, 'complete_task', { task_id: 'x', status: 'success', outcome: { summary: 's' } })), { code: -32602, message: 'Task not found: x. Use the task_id that start_task returned.' });
+    assert.deepEqual(await rpcError(call(s, 'complete_task', { task_id: 'x', status: 'success', outcome: { summary: 's' } })), {
+      code: -32602,
+      message: 'Task not found: x. Use the task_id that start_task returned.',
+    });
     const ok = await call(s, 'start_workflow', { name: 'still serving' });
     assert.equal(ok.isError, undefined);
     assert.doesNotMatch(s.stderr(), /\n\s+at /, 'no stack trace for refused input');

@@ -40,7 +40,9 @@ export function readLaunch(client: string, workspace: string, name: string): Lau
   const spec = FILES[client];
   if (!spec) throw new Error(`unknown client ${client}`);
   const text = fs.readFileSync(path.join(workspace, spec.file), 'utf8');
-  const entry = spec.root ? (((client === 'vscode' ? parseJsonc(text, [], { allowTrailingComma: true }) : JSON.parse(text)) as Record<string, Record<string, Launch>>)[spec.root]?.[name]) : tomlEntry(text, name);
+  const entry = spec.root
+    ? ((client === 'vscode' ? parseJsonc(text, [], { allowTrailingComma: true }) : JSON.parse(text)) as Record<string, Record<string, Launch>>)[spec.root]?.[name]
+    : tomlEntry(text, name);
   if (!entry || typeof entry.command !== 'string') throw new Error(`${spec.file} has no server "${name}"`);
   return { command: entry.command, args: entry.args ?? [], env: entry.env ?? {} };
 }

@@ -18,7 +18,8 @@ export function extensionSources(root: string): Map<string, string> {
   const dir = path.join(root, 'src', 'extension');
   const files = new Map<string, string>();
   for (const d of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (d.isFile() && d.name.endsWith('.ts')) files.set(path.relative(dir, path.join(d.parentPath, d.name)).split(path.sep).join('/'), fs.readFileSync(path.join(d.parentPath, d.name), 'utf8'));
+    if (d.isFile() && d.name.endsWith('.ts'))
+      files.set(path.relative(dir, path.join(d.parentPath, d.name)).split(path.sep).join('/'), fs.readFileSync(path.join(d.parentPath, d.name), 'utf8'));
   }
   return files;
 }

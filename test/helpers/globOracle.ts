@@ -28,9 +28,7 @@ export function starGlob(maxLiterals = 24): fc.Arbitrary<StarGlob> {
 
 /** Names that nearly match such globs: a long run of 'a' (mostly), 'b' or 'ab', then a short tail. */
 export function longName(maxUnits: number): fc.Arbitrary<string> {
-  return fc
-    .tuple(fc.nat({ max: maxUnits }), fc.constantFrom('a', 'a', 'b', 'ab'), fc.constantFrom('', 'b', 'ba', 'c', 'c'))
-    .map(([n, unit, tail]) => unit.repeat(n) + tail);
+  return fc.tuple(fc.nat({ max: maxUnits }), fc.constantFrom('a', 'a', 'b', 'ab'), fc.constantFrom('', 'b', 'ba', 'c', 'c')).map(([n, unit, tail]) => unit.repeat(n) + tail);
 }
 
 /** Whether `text` (no '/') matches the glob. */

@@ -26,11 +26,15 @@ export async function startHttpServer(db: string, options: { port?: number; args
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   child.stdout.resume();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const port = await waitFor(() => {
-    const m = /"port":(\d+)/.exec(stderr);
-    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`);
-    return m ? Number(m[1]) : undefined;
-  }, 'the HTTP server to listen', 20_000);
+  const port = await waitFor(
+    () => {
+      const m = /"port":(\d+)/.exec(stderr);
+      if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`);
+      return m ? Number(m[1]) : undefined;
+    },
+    'the HTTP server to listen',
+    20_000,
+  );
   return {
     child,
     port,
@@ -59,7 +63,14 @@ export function rawRequest(
   options: { path: string; method?: string; headers?: Record<string, string>; body?: string; host?: string; localAddress?: string },
 ): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const target = { host: options.host ?? '127.0.0.1', port, path: options.path, method: options.method ?? 'GET', headers: options.headers, ...(options.localAddress ? { localAddress: options.localAddress } : {}) };
+    const target = {
+      host: options.host ?? '127.0.0.1',
+      port,
+      path: options.path,
+      method: options.method ?? 'GET',
+      headers: options.headers,
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    };
     const req = http.request(target, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString('utf8')));

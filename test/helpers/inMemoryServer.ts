@@ -56,13 +56,22 @@ export async function connectInMemory(options: {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
   const databaseUrl = options.databaseUrl ?? (ledgerBackend() === 'postgres' && !options.services ? await postgresDatabase() : undefined);
-  const services = options.services ?? new Services({
-    config: { dbPath, ...(databaseUrl ? { databaseUrl } : {}), openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+  const services =
+    options.services ??
+    new Services({
+      config: { dbPath, ...(databaseUrl ? { databaseUrl } : {}), openai: options.openai ?? { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+      logger,
+      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  const server = createServer({
+    services,
     logger,
-    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+    toolsets: options.toolsets ?? ['progress'],
+    version: 'test',
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    ...(options.catalog ? { catalog: options.catalog } : {}),
   });
-  const server = createServer({ services, logger, toolsets: options.toolsets ?? ['progress'], version: 'test', ...(options.project !== undefined ? { project: options.project } : {}), ...(options.catalog ? { catalog: options.catalog } : {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test-client', version: '1.0.0' }, options.clientOptions);
   options.setupClient?.(client);

@@ -63,7 +63,7 @@ function asPostgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-  if (id.status !== 0) throw new Error('Running as root, but there is no postgres user to run initdb as (initdb refuses root). Install Debian\'s postgresql package.');
+  if (id.status !== 0) throw new Error("Running as root, but there is no postgres user to run initdb as (initdb refuses root). Install Debian's postgresql package.");
   return { uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
@@ -76,13 +76,43 @@ async function start(bin: string): Promise<TestPostgres> {
   fs.writeFileSync(pwfile, PG_TEST_PASSWORD + '\n', { mode: 0o600 });
   if (user) fs.chownSync(pwfile, user.uid, user.gid);
   const wrap = (cmd: string, args: string[]): [string, string[]] => (user ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
-  const [initCmd, initArgs] = wrap(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const [initCmd, initArgs] = wrap(path.join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '-A',
+    'scram-sha-256',
+    `--pwfile=${pwfile}`,
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
+  ]);
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8', cwd: dir });
   if (init.status !== 0) throw new Error(`initdb failed (exit ${init.status}): ${init.stderr || init.stdout}`);
   const port = await freePort();
   const [pgCmd, pgArgs] = wrap(path.join(bin, 'postgres'), [
-    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
-    '-c', 'full_page_writes=off', '-c', 'max_connections=300', '-c', 'shared_buffers=64MB', '-c', 'log_min_messages=fatal',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=300',
+    '-c',
+    'shared_buffers=64MB',
+    '-c',
+    'log_min_messages=fatal',
   ]);
   const child: ChildProcess = spawn(pgCmd, pgArgs, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -149,14 +179,15 @@ async function start(bin: string): Promise<TestPostgres> {
 export async function testPostgres(): Promise<TestPostgres | undefined> {
   const bin = findPostgresBin();
   if (!bin) {
-    if (process.env.CI || process.env.AP_REQUIRE_POSTGRES) throw new Error('PostgreSQL is not installed, but CI must run the PostgreSQL tests: apt-get install -y postgresql (see .ci/run).');
+    if (process.env.CI || process.env.AP_REQUIRE_POSTGRES)
+      throw new Error('PostgreSQL is not installed, but CI must run the PostgreSQL tests: apt-get install -y postgresql (see .ci/run).');
     return undefined;
   }
   starting ??= start(bin);
   return starting;
 }
 
-export const SKIP_MESSAGE = 'PostgreSQL not found (install Debian\'s postgresql package, or set AP_PG_BIN to its bin folder): skipping the PostgreSQL tests';
+export const SKIP_MESSAGE = "PostgreSQL not found (install Debian's postgresql package, or set AP_PG_BIN to its bin folder): skipping the PostgreSQL tests";
 
 /**
  * For a describe block: starts (or reuses) the server before its tests, skipping them with a clear

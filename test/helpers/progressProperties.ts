@@ -367,7 +367,10 @@ export function parseFts(value: string): FtsQuery | undefined {
 
 /** Tokens as SQLite's unicode61 tokenizer makes them of ASCII text. */
 export function asciiTokens(s: string): string[] {
-  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 function phraseIn(tokens: string[], p: Phrase): boolean {
@@ -627,11 +630,7 @@ export interface Harness {
 
 export async function callTool(client: Client, tool: string, args: unknown, timeoutMs = 30_000): Promise<Outcome> {
   try {
-    const result = await client.request(
-      { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
-      CallToolResultSchema,
-      { timeout: timeoutMs },
-    );
+    const result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, { timeout: timeoutMs });
     return { ok: true, result: result as CallToolResult };
   } catch (err) {
     if (err instanceof McpError && Number.isInteger(err.code) && err.code !== -32001 /* request timeout */ && err.code !== -32000 /* connection closed */) {
@@ -740,7 +739,11 @@ export class PropertyRunner {
     const fresh = lines.slice(this.logSeen);
     this.logSeen = lines.length;
     const bad = fresh.filter((l) => /^\s+at\s/m.test(l) || /\[error\]|Uncaught|Unhandled/.test(l));
-    assert.deepEqual(bad.map((l) => preview(l, 400)), [], `${context}: the server logged an error or a stack trace`);
+    assert.deepEqual(
+      bad.map((l) => preview(l, 400)),
+      [],
+      `${context}: the server logged an error or a stack trace`,
+    );
   }
 
   /**
@@ -804,8 +807,14 @@ export class PropertyRunner {
     const back = await callTool(this.harness.client, 'get_context', { projectId: a.projectId, id, includeFull: true });
     assert.ok(back.ok, `${context}: reading the new entry back failed: ${back.ok ? '' : back.message}`);
     const got = this.checkSchema('get_context', back.result, `${context} read back`);
-    assert.ok(got.title === title && Buffer.from(got.title as string, 'utf8').equals(Buffer.from(title, 'utf8')), `${context}: title not stored byte for byte: ${preview(got.title)}`);
-    assert.ok(got.content === content && Buffer.from(got.content as string, 'utf8').equals(Buffer.from(content, 'utf8')), `${context}: content not stored byte for byte: ${preview(got.content)}`);
+    assert.ok(
+      got.title === title && Buffer.from(got.title as string, 'utf8').equals(Buffer.from(title, 'utf8')),
+      `${context}: title not stored byte for byte: ${preview(got.title)}`,
+    );
+    assert.ok(
+      got.content === content && Buffer.from(got.content as string, 'utf8').equals(Buffer.from(content, 'utf8')),
+      `${context}: content not stored byte for byte: ${preview(got.content)}`,
+    );
     assert.deepEqual(got.tags, tags, `${context}: tags not stored as sent (trimmed, repeats dropped)`);
     if (sentTags && sentTags.length === tags.length && sentTags.every((t, i) => t === tags[i])) {
       assert.deepEqual(got.tags, sentTags, `${context}: tags not stored byte for byte`);
@@ -879,30 +888,129 @@ export class PropertyRunner {
 // Generators
 
 export const ODD_UNICODE = [
-  '𝒜𝓅𝓅', '😀', '👩‍👩‍👧‍👦', '🇫🇷', '👍🏽', 'e\u0301', '\u0301', 'Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇', '\u202eevil\u202c', '\u2066isolate\u2069',
-  '\u200f', '\u200b', '\u200c\u200d', '\ufeff', '\u2028', '\u2029', '\u00a0', '\u3000', 'ＡＢＣ', 'ﬁ', 'İ', 'ß', 'ς', 'аuth' /* Cyrillic а */,
-  '\ufe0f', '\u{e0041}', '\ue000', '\ufffe', '\uffff', '\u{10ffff}', '\ufffd', '日本語テキスト', 'العربية', 'עברית', '\u0085', '\u180e',
+  '𝒜𝓅𝓅',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  '🇫🇷',
+  '👍🏽',
+  'e\u0301',
+  '\u0301',
+  'Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇',
+  '\u202eevil\u202c',
+  '\u2066isolate\u2069',
+  '\u200f',
+  '\u200b',
+  '\u200c\u200d',
+  '\ufeff',
+  '\u2028',
+  '\u2029',
+  '\u00a0',
+  '\u3000',
+  'ＡＢＣ',
+  'ﬁ',
+  'İ',
+  'ß',
+  'ς',
+  'аuth' /* Cyrillic а */,
+  '\ufe0f',
+  '\u{e0041}',
+  '\ue000',
+  '\ufffe',
+  '\uffff',
+  '\u{10ffff}',
+  '\ufffd',
+  '日本語テキスト',
+  'العربية',
+  'עברית',
+  '\u0085',
+  '\u180e',
 ];
 export const UNSTORABLE = ['\u0000', 'a\u0000b', '\ud800', '\udc00', 'x\udbff', '\udfffy', '\ud83d'];
 export const CONTROLS = ['\u0001', '\t', '\n', '\r\n', '\u007f', '\u001b[31m', '\b'];
 export const SQL_BITS = [
-  "'; DROP TABLE log_entries; --", '" OR 1=1 --', "' OR ''='", '%', '_', '\\', '/* */', 'UNION SELECT * FROM projects', 'NULL', '?', '?1', ':name', '$x', '@p',
-  "Robert'); DELETE FROM entry_tags;--", '0x00', 'char(0)',
+  "'; DROP TABLE log_entries; --",
+  '" OR 1=1 --',
+  "' OR ''='",
+  '%',
+  '_',
+  '\\',
+  '/* */',
+  'UNION SELECT * FROM projects',
+  'NULL',
+  '?',
+  '?1',
+  ':name',
+  '$x',
+  '@p',
+  "Robert'); DELETE FROM entry_tags;--",
+  '0x00',
+  'char(0)',
 ];
 export const FTS_BITS = [
-  'NEAR', 'NEAR/3', 'a NEAR b', '*', 'auth*', '"', '""', '"unbalanced', '(', ')', '(a OR b)', 'OR', 'AND', 'NOT', '-', '--x', '-auth', '^a', 'title:x',
-  'content:', '{', '}', ':', 'OR OR', 'a OR', 'OR b', '-"a phrase"', '"a phrase"*',
+  'NEAR',
+  'NEAR/3',
+  'a NEAR b',
+  '*',
+  'auth*',
+  '"',
+  '""',
+  '"unbalanced',
+  '(',
+  ')',
+  '(a OR b)',
+  'OR',
+  'AND',
+  'NOT',
+  '-',
+  '--x',
+  '-auth',
+  '^a',
+  'title:x',
+  'content:',
+  '{',
+  '}',
+  ':',
+  'OR OR',
+  'a OR',
+  'OR b',
+  '-"a phrase"',
+  '"a phrase"*',
 ];
 export const MARKUP = [
-  '<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '```js\nconsole.log(1)\n```', '# Heading', '[link](javascript:alert(1))', '**bold**',
-  '| a | b |\n|---|---|', '&lt;&gt;&amp;', '&#0;', '<!--', ']]>', '${process.env.HOME}', '{{constructor}}', '</textarea>', '<svg/onload=alert(1)>',
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '```js\nconsole.log(1)\n```',
+  '# Heading',
+  '[link](javascript:alert(1))',
+  '**bold**',
+  '| a | b |\n|---|---|',
+  '&lt;&gt;&amp;',
+  '&#0;',
+  '<!--',
+  ']]>',
+  '${process.env.HOME}',
+  '{{constructor}}',
+  '</textarea>',
+  '<svg/onload=alert(1)>',
 ];
 export const NAN_LIKE = ['NaN', 'Infinity', '-Infinity', '1e309', '-0', '0x10', 'null', 'undefined', 'true', 'false', '[]', '{}', '1,5', ' 5 ', '5.0', '+1', ''];
 export const WORDS = ['auth', 'refactor', 'jwt', 'token', 'db', 'migration', 'fix', 'test', 'api', 'users', 'Auth', 'TOKEN'];
 
 export const PROJECT_POOL = [
-  'alpha', 'Alpha', 'mobile-app', '𝒫rojekt', 'e\u0301cole', 'rtl\u202eevil', 'zw\u200bsp', ' padded ', "o'brien; DROP TABLE projects; --", '<script>alert(1)</script>',
-  '"quoted"', 'NEAR', '%_', '日本',
+  'alpha',
+  'Alpha',
+  'mobile-app',
+  '𝒫rojekt',
+  'e\u0301cole',
+  'rtl\u202eevil',
+  'zw\u200bsp',
+  ' padded ',
+  "o'brien; DROP TABLE projects; --",
+  '<script>alert(1)</script>',
+  '"quoted"',
+  'NEAR',
+  '%_',
+  '日本',
 ];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
@@ -932,14 +1040,16 @@ function cut(s: string, max: number): string {
 
 /** Odd but storable text within a limit (non-blank when required, no control characters for identifiers). */
 export function validText(max: number, opts: { required?: boolean; identifier?: boolean } = {}): fc.Arbitrary<string> {
-  return fc
-    .tuple(fc.oneof(weirdText(8), fc.constantFrom(...WORDS), fc.lorem({ maxCount: 5 })), fc.constantFrom(...WORDS))
-    .map(([s, word]) => {
+  return fc.tuple(fc.oneof(weirdText(8), fc.constantFrom(...WORDS), fc.lorem({ maxCount: 5 })), fc.constantFrom(...WORDS)).map(([s, word]) => {
+    let t = s
+      .replaceAll('\0', '')
+      .toWellFormed()
       // eslint-disable-next-line no-control-regex -- removing exactly the control characters
-      let t = s.replaceAll('\0', '').toWellFormed().replace(opts.identifier ? /[\u0000-\u001f\u007f]/g : /(?!)/g, '').replace(/^\ufeff+/, '');
-      if (opts.required && t.trim() === '') t = word + t;
-      return cut(t, max);
-    });
+      .replace(opts.identifier ? /[\u0000-\u001f\u007f]/g : /(?!)/g, '')
+      .replace(/^\ufeff+/, '');
+    if (opts.required && t.trim() === '') t = word + t;
+    return cut(t, max);
+  });
 }
 
 const UNITS = ['a', '𝒜', 'e\u0301', '\u200b', ' ', '<script>', "'; DROP TABLE x; --", 'NEAR(', '\u202e'];
@@ -1012,36 +1122,37 @@ const dateFormat: fc.Arbitrary<DateFormat> = fc.record({
 const p2 = (n: number) => String(n).padStart(2, '0');
 
 /** Date strings built from (possibly out-of-range) components, in strict and loose spellings. */
-const componentDateOf = (years: fc.Arbitrary<number>): fc.Arbitrary<string> => fc
-  .record({
-    y: years,
-    mo: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constantFrom(0, 2, 2, 12, 13, 99)),
-    d: fc.oneof(fc.integer({ min: 1, max: 28 }), fc.constantFrom(0, 1, 29, 29, 30, 31, 32)),
-    time: fc.option(
-      fc.record({
-        h: fc.oneof(fc.integer({ min: 0, max: 23 }), fc.constantFrom(24, 99)),
-        mi: fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60)),
-        s: fc.option(fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60, 61)), { nil: undefined }),
-        frac: fc.option(fc.stringMatching(/^\d{1,12}$/), { nil: undefined }),
-        sep: fc.constantFrom('T', 'T', 'T', 't', ' '),
-        zone: fc.constantFrom('Z', 'Z', 'z', '', '+00:00', '-00:00', '+05:30', '-12:00', '+14:00', '+23:59', '+24:00', '-99:99', '+0530', '+05', '+5:30', '+05:60'),
-      }),
-      { nil: undefined },
-    ),
-    pad: fc.constantFrom('', '', '', ' ', '\t'),
-  })
-  .map(({ y, mo, d, time, pad }) => {
-    let s = `${String(y).padStart(4, '0')}-${p2(mo)}-${p2(d)}`;
-    if (time) {
-      s += `${time.sep}${p2(time.h)}:${p2(time.mi)}`;
-      if (time.s !== undefined) {
-        s += `:${p2(time.s)}`;
-        if (time.frac !== undefined) s += `.${time.frac}`;
+const componentDateOf = (years: fc.Arbitrary<number>): fc.Arbitrary<string> =>
+  fc
+    .record({
+      y: years,
+      mo: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constantFrom(0, 2, 2, 12, 13, 99)),
+      d: fc.oneof(fc.integer({ min: 1, max: 28 }), fc.constantFrom(0, 1, 29, 29, 30, 31, 32)),
+      time: fc.option(
+        fc.record({
+          h: fc.oneof(fc.integer({ min: 0, max: 23 }), fc.constantFrom(24, 99)),
+          mi: fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60)),
+          s: fc.option(fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60, 61)), { nil: undefined }),
+          frac: fc.option(fc.stringMatching(/^\d{1,12}$/), { nil: undefined }),
+          sep: fc.constantFrom('T', 'T', 'T', 't', ' '),
+          zone: fc.constantFrom('Z', 'Z', 'z', '', '+00:00', '-00:00', '+05:30', '-12:00', '+14:00', '+23:59', '+24:00', '-99:99', '+0530', '+05', '+5:30', '+05:60'),
+        }),
+        { nil: undefined },
+      ),
+      pad: fc.constantFrom('', '', '', ' ', '\t'),
+    })
+    .map(({ y, mo, d, time, pad }) => {
+      let s = `${String(y).padStart(4, '0')}-${p2(mo)}-${p2(d)}`;
+      if (time) {
+        s += `${time.sep}${p2(time.h)}:${p2(time.mi)}`;
+        if (time.s !== undefined) {
+          s += `:${p2(time.s)}`;
+          if (time.frac !== undefined) s += `.${time.frac}`;
+        }
+        s += time.zone;
       }
-      s += time.zone;
-    }
-    return pad + s + pad;
-  });
+      return pad + s + pad;
+    });
 
 const componentDate = componentDateOf(fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(0, 1, 4, 99, 100, 1900, 1970, 2000, 2024, 2025, 2026, 9999)));
 
@@ -1049,16 +1160,57 @@ const componentDate = componentDateOf(fc.oneof(fc.integer({ min: 0, max: 9999 })
 const edgeDate = componentDateOf(fc.constantFrom(0, 1, 4, 50, 96, 99, 100, 101, 400, 1899, 1900, 1970, 2000, 2024, 2025, 2026, 2100, 9999));
 
 const garbageDate = fc.constantFrom(
-  '', ' ', 'yesterday', 'now', 'NaN', 'Infinity', '2025', '2025-01', '2025-1-1', '2025-01-01T', '2025-01-01T10', '2025-01-01T10:00:00ZZ', '20250101', '2025/01/01',
-  'Mon, 01 Jan 2025 00:00:00 GMT', '1700000000', '1700000000000', '-2025-01-01', '+002025-01-01', '2025-W01-1', '2025-001', '2025-01-01T00:00:00.Z', '2025-01-01T00:00:00,5Z',
-  "2025-01-01'; DROP TABLE log_entries; --", '2025-01-01\u0000', '２０２５-０１-０１', '2025-01-01T00:00:00+01:00:00', '9999-12-31T23:59:59.999Z', '0000-01-01', '0000-02-29',
-  '1900-02-29', '2000-02-29', '2100-02-29', '0099-12-31', '0100-01-01', '2025-02-29', '2024-02-29', '2025-04-31', '2025-01-01T23:59:60Z', '9999-12-31T23:00:00-05:00',
+  '',
+  ' ',
+  'yesterday',
+  'now',
+  'NaN',
+  'Infinity',
+  '2025',
+  '2025-01',
+  '2025-1-1',
+  '2025-01-01T',
+  '2025-01-01T10',
+  '2025-01-01T10:00:00ZZ',
+  '20250101',
+  '2025/01/01',
+  'Mon, 01 Jan 2025 00:00:00 GMT',
+  '1700000000',
+  '1700000000000',
+  '-2025-01-01',
+  '+002025-01-01',
+  '2025-W01-1',
+  '2025-001',
+  '2025-01-01T00:00:00.Z',
+  '2025-01-01T00:00:00,5Z',
+  "2025-01-01'; DROP TABLE log_entries; --",
+  '2025-01-01\u0000',
+  '２０２５-０１-０１',
+  '2025-01-01T00:00:00+01:00:00',
+  '9999-12-31T23:59:59.999Z',
+  '0000-01-01',
+  '0000-02-29',
+  '1900-02-29',
+  '2000-02-29',
+  '2100-02-29',
+  '0099-12-31',
+  '0100-01-01',
+  '2025-02-29',
+  '2024-02-29',
+  '2025-04-31',
+  '2025-01-01T23:59:60Z',
+  '9999-12-31T23:00:00-05:00',
   '0000-01-01T00:00:00+05:00',
 );
 
 /** A value for startDate / endDate. */
 export const dateValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(fc.nat(), fc.oneof(fc.integer({ min: -3_000, max: 3_000 }), fc.constantFrom(0, -1, 1, -DAY_MS, DAY_MS)), dateFormat).map(([i, delta, f]) => new DateAnchor(i, delta, f)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.nat(), fc.oneof(fc.integer({ min: -3_000, max: 3_000 }), fc.constantFrom(0, -1, 1, -DAY_MS, DAY_MS)), dateFormat)
+      .map(([i, delta, f]) => new DateAnchor(i, delta, f)),
+  },
   { weight: 4, arbitrary: componentDate },
   { weight: 2, arbitrary: garbageDate },
   { weight: 1, arbitrary: weirdText(4) },
@@ -1073,7 +1225,9 @@ const validEdgeDate: fc.Arbitrary<string> = fc
     y: fc.constantFrom(0, 1, 4, 50, 96, 99, 100, 101, 400, 1899, 1900, 1970, 2000, 2100, 9999),
     mo: fc.integer({ min: 1, max: 12 }),
     day: fc.constantFrom('first', 'last', 'mid'),
-    time: fc.option(fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom('Z', '+00:00', '+05:30', '-08:00', '+23:59', '-23:59')), { nil: undefined }),
+    time: fc.option(fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom('Z', '+00:00', '+05:30', '-08:00', '+23:59', '-23:59')), {
+      nil: undefined,
+    }),
   })
   .map(({ y, mo, day, time }) => {
     const d = day === 'first' ? 1 : day === 'last' ? daysInMonth(y, mo) : 15;
@@ -1114,7 +1268,25 @@ const projectValue = fc.oneof(
 
 /** Keys that are not arguments: look-alikes, prototype names, huge, empty. */
 const extraKey: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'project_id', 'projectid', 'ProjectId', 'title ', 'tags[0]', '', ' ', 'id\u0000', '\ud800', 'limit\u200b', 'query.text', '$where'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'project_id',
+    'projectid',
+    'ProjectId',
+    'title ',
+    'tags[0]',
+    '',
+    ' ',
+    'id\u0000',
+    '\ud800',
+    'limit\u200b',
+    'query.text',
+    '$where',
+  ),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
   fc.constantFrom(1_000, 1_000_000).map((n) => new Huge('k', n)),
 );
@@ -1148,7 +1320,10 @@ export const logProgressPlan: fc.Arbitrary<CallPlan> = fc.oneof(
       .record({
         projectId: field(projectValue, 9),
         title: field(textValue(LIMITS.title, { required: true }), 9),
-        content: field(fc.oneof({ weight: 4, arbitrary: textValue(LIMITS.content, { required: true }) }, { weight: 1, arbitrary: fc.lorem({ maxCount: 40, mode: 'sentences' }) }), 9),
+        content: field(
+          fc.oneof({ weight: 4, arbitrary: textValue(LIMITS.content, { required: true }) }, { weight: 1, arbitrary: fc.lorem({ maxCount: 40, mode: 'sentences' }) }),
+          9,
+        ),
         tags: field(tagsValue, 6),
         agentId: field(textValue(LIMITS.agentId, { identifier: true }), 4),
       })
@@ -1201,13 +1376,13 @@ export const getContextPlan: fc.Arbitrary<CallPlan> = fc.oneof(
   {
     // an id from one entry with the project of another, or a look-alike id
     weight: 4,
-    arbitrary: fc
-      .tuple(entryIndex, entryIndex, fc.constantFrom('same', 'upper', 'padded', 'prefix'), field(flagValue, 5))
-      .map(([i, j, twist, includeFull]): CallPlan => ({
+    arbitrary: fc.tuple(entryIndex, entryIndex, fc.constantFrom('same', 'upper', 'padded', 'prefix'), field(flagValue, 5)).map(
+      ([i, j, twist, includeFull]): CallPlan => ({
         tool: 'get_context',
         fields: { projectId: new EntryRef(j, 'projectId'), id: twist === 'same' ? new EntryRef(i, 'id') : new TwistedId(new EntryRef(i, 'id'), twist), includeFull },
         extra: [],
-      })),
+      }),
+    ),
   },
   {
     weight: 10,
@@ -1230,7 +1405,13 @@ const queryValue = fc.oneof(
 );
 
 const searchTagsValue = fc.oneof(
-  { weight: 3, arbitrary: fc.array(fc.tuple(entryIndex, fc.nat()).map(([i, k]) => new EntryRef(i, 'tag', k)), { minLength: 1, maxLength: 3 }) },
+  {
+    weight: 3,
+    arbitrary: fc.array(
+      fc.tuple(entryIndex, fc.nat()).map(([i, k]) => new EntryRef(i, 'tag', k)),
+      { minLength: 1, maxLength: 3 },
+    ),
+  },
   { weight: 2, arbitrary: fc.array(fc.constantFrom('auth', 'AUTH', ' auth ', 'fix', 'ﬁx', 'db'), { minLength: 1, maxLength: 3 }) },
   { weight: 3, arbitrary: tagsValue },
 );
@@ -1276,11 +1457,22 @@ export const ftsEntryPlan: fc.Arbitrary<CallPlan> = fc
     content: fc.array(fc.tuple(fc.constantFrom(...FTS_VOCABULARY), fc.constantFrom(' ', ' ', ', ', '. ', '-', '_', ' (', ') ', ': ')), { minLength: 1, maxLength: 15 }),
     tags: fc.array(fc.constantFrom('auth', 'db', 'fix'), { maxLength: 2 }),
   })
-  .map(({ title, content, tags }): CallPlan => ({
-    tool: 'log_progress',
-    fields: { projectId: FTS_PROJECT, title: title.join(' '), content: content.map(([w, sep]) => w + sep).join('').trim() || 'alpha', tags },
-    extra: [],
-  }));
+  .map(
+    ({ title, content, tags }): CallPlan => ({
+      tool: 'log_progress',
+      fields: {
+        projectId: FTS_PROJECT,
+        title: title.join(' '),
+        content:
+          content
+            .map(([w, sep]) => w + sep)
+            .join('')
+            .trim() || 'alpha',
+        tags,
+      },
+      extra: [],
+    }),
+  );
 
 const ftsToken = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...FTS_VOCABULARY).chain((w) => fc.constantFrom(w, w.toUpperCase(), `${w.slice(0, 2)}*`, `${w}*`, `-${w}`)) },

@@ -101,10 +101,35 @@ export function claudeLines(options: ClaudeOptions = {}): Omit<GeneratedSession,
       const msgId = `msg_${id.slice(0, 8)}_${turn}_${c}`;
       const callId = `toolu_${id.slice(0, 8)}_${turn}_${c}`;
       const usage = { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 50 };
-      push({ type: 'assistant', message: { model: 'claude-opus-4-5-20251101', id: msgId, type: 'message', role: 'assistant', content: [{ type: 'text', text: sentence(random, 12) }], usage: { ...usage, output_tokens: 5 } }, requestId: `req_${msgId}` });
       push({
         type: 'assistant',
-        message: { model: 'claude-opus-4-5-20251101', id: msgId, type: 'message', role: 'assistant', content: [{ type: 'tool_use', id: callId, name: c % 2 === 0 ? 'Read' : 'Bash', input: c % 2 === 0 ? { file_path: `${cwd}/src/file${turn}_${c}.ts` } : { command: `npm test -- ${turn}-${c}` } }], usage },
+        message: {
+          model: 'claude-opus-4-5-20251101',
+          id: msgId,
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: sentence(random, 12) }],
+          usage: { ...usage, output_tokens: 5 },
+        },
+        requestId: `req_${msgId}`,
+      });
+      push({
+        type: 'assistant',
+        message: {
+          model: 'claude-opus-4-5-20251101',
+          id: msgId,
+          type: 'message',
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_use',
+              id: callId,
+              name: c % 2 === 0 ? 'Read' : 'Bash',
+              input: c % 2 === 0 ? { file_path: `${cwd}/src/file${turn}_${c}.ts` } : { command: `npm test -- ${turn}-${c}` },
+            },
+          ],
+          usage,
+        },
         requestId: `req_${msgId}`,
       });
       calls++;
@@ -114,7 +139,18 @@ export function claudeLines(options: ClaudeOptions = {}): Omit<GeneratedSession,
       const body = `line ${sentence(random, 6)}\n`.repeat(Math.max(1, Math.ceil(size / 40))).slice(0, size);
       push({ type: 'user', message: { role: 'user', content: [{ tool_use_id: callId, type: 'tool_result', content: body, ...(fails ? { is_error: true } : {}) }] } });
     }
-    push({ type: 'assistant', message: { model: 'claude-opus-4-5-20251101', id: `msg_${id.slice(0, 8)}_${turn}_end`, type: 'message', role: 'assistant', content: [{ type: 'text', text: `Done with turn ${turn}.` }], usage: { input_tokens: 5, output_tokens: 7 } }, requestId: `req_end_${turn}` });
+    push({
+      type: 'assistant',
+      message: {
+        model: 'claude-opus-4-5-20251101',
+        id: `msg_${id.slice(0, 8)}_${turn}_end`,
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: `Done with turn ${turn}.` }],
+        usage: { input_tokens: 5, output_tokens: 7 },
+      },
+      requestId: `req_end_${turn}`,
+    });
   }
   return { id, lines, turns, toolCalls: calls, failed, start, end: new Date(t - 1000).toISOString() };
 }
@@ -140,7 +176,13 @@ export function codexLines(options: { id?: string; cwd?: string; start?: Date; t
   const lines: string[] = [];
   const at = () => new Date((t += 500)).toISOString();
   const start = new Date(t).toISOString();
-  lines.push(JSON.stringify({ timestamp: at(), type: 'session_meta', payload: { id, timestamp: start, cwd, originator: 'codex_cli_rs', cli_version: '0.120.0', source: 'cli', git: { branch: 'main' } } }));
+  lines.push(
+    JSON.stringify({
+      timestamp: at(),
+      type: 'session_meta',
+      payload: { id, timestamp: start, cwd, originator: 'codex_cli_rs', cli_version: '0.120.0', source: 'cli', git: { branch: 'main' } },
+    }),
+  );
   let total = 0;
   for (let turn = 0; turn < turns; turn++) {
     const prompt = `Turn ${turn}: ${sentence(random, 6)}`;
@@ -148,11 +190,34 @@ export function codexLines(options: { id?: string; cwd?: string; start?: Date; t
     lines.push(JSON.stringify({ timestamp: at(), type: 'event_msg', payload: { type: 'user_message', message: prompt, images: [] } }));
     lines.push(JSON.stringify({ timestamp: at(), type: 'turn_context', payload: { cwd, model: 'gpt-5.1-codex-max' } }));
     const callId = `call_${id.slice(0, 8)}_${turn}`;
-    lines.push(JSON.stringify({ timestamp: at(), type: 'response_item', payload: { type: 'function_call', name: 'shell_command', arguments: JSON.stringify({ command: `pnpm test ${turn}`, workdir: cwd }), call_id: callId } }));
+    lines.push(
+      JSON.stringify({
+        timestamp: at(),
+        type: 'response_item',
+        payload: { type: 'function_call', name: 'shell_command', arguments: JSON.stringify({ command: `pnpm test ${turn}`, workdir: cwd }), call_id: callId },
+      }),
+    );
     total += 1000;
-    lines.push(JSON.stringify({ timestamp: at(), type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: total, cached_input_tokens: total / 2, output_tokens: turn + 1, reasoning_output_tokens: 0, total_tokens: total + turn + 1 } } } }));
-    lines.push(JSON.stringify({ timestamp: at(), type: 'response_item', payload: { type: 'function_call_output', call_id: callId, output: `Exit code: 0\nWall time: 0.1 seconds\nOutput:\n${sentence(random, 10)}` } }));
-    lines.push(JSON.stringify({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: sentence(random, 10) }] } }));
+    lines.push(
+      JSON.stringify({
+        timestamp: at(),
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          info: { total_token_usage: { input_tokens: total, cached_input_tokens: total / 2, output_tokens: turn + 1, reasoning_output_tokens: 0, total_tokens: total + turn + 1 } },
+        },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        timestamp: at(),
+        type: 'response_item',
+        payload: { type: 'function_call_output', call_id: callId, output: `Exit code: 0\nWall time: 0.1 seconds\nOutput:\n${sentence(random, 10)}` },
+      }),
+    );
+    lines.push(
+      JSON.stringify({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: sentence(random, 10) }] } }),
+    );
   }
   return { id, lines, turns, toolCalls: turns, failed: 0, start, end: new Date(t).toISOString() };
 }

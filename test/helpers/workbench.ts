@@ -51,7 +51,11 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
     const done = await (async () => {
       await page.keyboard.press('Escape');
       // Focus the workbench itself, not a webview, before F1.
-      await page.locator('.part.statusbar').first().click({ position: { x: 3, y: 3 }, timeout: 5_000 }).catch(() => undefined);
+      await page
+        .locator('.part.statusbar')
+        .first()
+        .click({ position: { x: 3, y: 3 }, timeout: 5_000 })
+        .catch(() => undefined);
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input').first();
       await input.waitFor({ state: 'visible', timeout: 5_000 });
@@ -71,7 +75,10 @@ export async function webviewFrame(page: Page, text: string, timeoutMs = 30_000)
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const frame of page.frames()) {
-      const found = await frame.locator('h1', { hasText: text }).count().catch(() => 0);
+      const found = await frame
+        .locator('h1', { hasText: text })
+        .count()
+        .catch(() => 0);
       if (found > 0) return frame;
     }
     if (Date.now() > deadline) throw new Error(`no webview shows "${text}"`);
@@ -112,7 +119,11 @@ export async function notification(page: Page, text: RegExp, timeoutMs = 30_000)
     if (Date.now() > deadline) throw new Error(`no notification says ${text}`);
     await page.waitForTimeout(1_000);
     if ((await page.locator('.notifications-center.visible').count()) === 0) {
-      await page.locator('.part.statusbar .statusbar-item[id$="notifications"], #status\\.notifications').first().click({ timeout: 3_000 }).catch(() => undefined);
+      await page
+        .locator('.part.statusbar .statusbar-item[id$="notifications"], #status\\.notifications')
+        .first()
+        .click({ timeout: 3_000 })
+        .catch(() => undefined);
     }
   }
 }

@@ -31,7 +31,10 @@ describe('Connect Other Agents in VS Code', function () {
     fs.mkdirSync(path.join(workspace, '.codex'));
     fs.writeFileSync(path.join(workspace, '.codex', 'config.toml'), '# team defaults\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n');
     fs.mkdirSync(path.join(workspace, '.cursor'));
-    fs.writeFileSync(path.join(workspace, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'agent-progress': { command: 'python', args: ['their-own.py'] } }, theme: 'dark' }));
+    fs.writeFileSync(
+      path.join(workspace, '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { 'agent-progress': { command: 'python', args: ['their-own.py'] } }, theme: 'dark' }),
+    );
   });
 
   after(() => {
@@ -41,19 +44,41 @@ describe('Connect Other Agents in VS Code', function () {
   it('merges into the files, keeping their other servers, and leaves a different agent-progress entry unless told', async () => {
     const kept = await vscode.commands.executeCommand<ConnectAgentsResult>(CommandIds.connectAgents, { clients: [...CLIENTS], replace: false, show: false });
     assert.ok(kept, 'the command answers');
-    assert.deepEqual(kept.files.map((f) => [f.client, f.status]), [['claude', 'update'], ['codex', 'update'], ['cursor', 'update'], ['gemini', 'create']]);
+    assert.deepEqual(
+      kept.files.map((f) => [f.client, f.status]),
+      [
+        ['claude', 'update'],
+        ['codex', 'update'],
+        ['cursor', 'update'],
+        ['gemini', 'create'],
+      ],
+    );
     const cursorKept = kept.files.find((f) => f.client === 'cursor')!;
-    assert.deepEqual(cursorKept.changes.map((c) => [c.name, c.status]), [['agent-progress', 'kept'], ['agent-progress-workflow', 'added']]);
+    assert.deepEqual(
+      cursorKept.changes.map((c) => [c.name, c.status]),
+      [
+        ['agent-progress', 'kept'],
+        ['agent-progress-workflow', 'added'],
+      ],
+    );
     assert.match(kept.summary, /`agent-progress`: left as it was: a different server of that name is there \(`python their-own\.py`\)/);
 
     const replaced = await vscode.commands.executeCommand<ConnectAgentsResult>(CommandIds.connectAgents, { clients: [...CLIENTS], replace: true, show: false });
-    assert.deepEqual(replaced!.files.map((f) => f.status), ['unchanged', 'unchanged', 'update', 'unchanged']);
+    assert.deepEqual(
+      replaced!.files.map((f) => f.status),
+      ['unchanged', 'unchanged', 'update', 'unchanged'],
+    );
 
-    const claude = JSON.parse(fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
+    const claude = JSON.parse(fs.readFileSync(path.join(workspace, '.mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+    };
     assert.deepEqual(Object.keys(claude.mcpServers), ['github', 'agent-progress', 'agent-progress-workflow']);
     assert.equal(claude.mcpServers['agent-progress']!.env.AGENT_PROGRESS_DB_PATH, api.ledgerPath, 'the ledger the sidebar shows');
     assert.equal(claude.mcpServers['agent-progress']!.args[0], path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'server.js'));
-    assert.match(fs.readFileSync(path.join(workspace, '.codex', 'config.toml'), 'utf8'), /^# team defaults\nmodel = "o3"\n\n\[mcp_servers\.docs\]\ncommand = "docs-mcp"\n\n\[mcp_servers\.agent-progress\]\n/);
+    assert.match(
+      fs.readFileSync(path.join(workspace, '.codex', 'config.toml'), 'utf8'),
+      /^# team defaults\nmodel = "o3"\n\n\[mcp_servers\.docs\]\ncommand = "docs-mcp"\n\n\[mcp_servers\.agent-progress\]\n/,
+    );
     const cursor = JSON.parse(fs.readFileSync(path.join(workspace, '.cursor', 'mcp.json'), 'utf8')) as { theme: string; mcpServers: Record<string, { command: string }> };
     assert.equal(cursor.theme, 'dark');
     assert.notEqual(cursor.mcpServers['agent-progress']!.command, 'python');
@@ -73,7 +98,10 @@ describe('Connect Other Agents in VS Code', function () {
       const mcp = await connectLaunch(launch, workspace, `${client}-as-configured`);
       try {
         const title = `Logged by ${client} through its own config`;
-        const r = (await mcp.callTool({ name: 'log_progress', arguments: { projectId: 'connected-agents', title, content: `${launch.command} ${launch.args.join(' ')}`, agentId: client } })) as CallToolResult;
+        const r = (await mcp.callTool({
+          name: 'log_progress',
+          arguments: { projectId: 'connected-agents', title, content: `${launch.command} ${launch.args.join(' ')}`, agentId: client },
+        })) as CallToolResult;
         assert.notEqual(r.isError, true, JSON.stringify(r.content));
         titles.push(title);
       } finally {
@@ -84,11 +112,11 @@ describe('Connect Other Agents in VS Code', function () {
     const project = await until(async () => {
       const roots = await provider.getChildren();
       return roots.find((n): n is Extract<ProgressLogNode, { kind: 'project' }> => n.kind === 'project' && n.project.projectId === 'connected-agents');
-    }, 'the agents\' project in the Progress Log');
+    }, "the agents' project in the Progress Log");
     const shown = await until(async () => {
       const entries = (await provider.getChildren(project)).flatMap((n) => (n.kind === 'entry' ? [n.entry.title] : []));
       return titles.every((t) => entries.includes(t)) && entries;
-    }, 'every agent\'s entry in the Progress Log');
+    }, "every agent's entry in the Progress Log");
     assert.deepEqual([...shown].sort(), [...titles].sort());
   });
 });

@@ -28,7 +28,8 @@ describe('Agent Progress in VS Code', function () {
     assert.ok(extension, `${EXTENSION_ID} is installed`);
     api = await extension.activate();
     const script = path.join(extension.extensionPath, 'dist', 'cli.js');
-    cli = async (...args: string[]) => (await run(process.execPath, [script, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath } })).stdout;
+    cli = async (...args: string[]) =>
+      (await run(process.execPath, [script, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath } })).stdout;
     chat = await startChatServer();
   });
 
@@ -50,7 +51,10 @@ describe('Agent Progress in VS Code', function () {
     const contributed = (extension.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command);
     for (const id of contributed) assert.ok(registered.has(id), `${id} is contributed but not registered`);
     for (const id of Object.values(CommandIds)) assert.ok(contributed.includes(id), `${id} is registered but not contributed`);
-    assert.deepEqual((extension.packageJSON.contributes.mcpServerDefinitionProviders as { id: string }[]).map((p) => p.id), [MCP_PROVIDER_ID]);
+    assert.deepEqual(
+      (extension.packageJSON.contributes.mcpServerDefinitionProviders as { id: string }[]).map((p) => p.id),
+      [MCP_PROVIDER_ID],
+    );
   });
 
   it('lets VS Code start the bundled server and call log_progress and get_context through it', async function () {
@@ -62,15 +66,24 @@ describe('Agent Progress in VS Code', function () {
     await vscode.workspace.getConfiguration('agentProgress').update('summary.model', 'integration-model', vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand(CommandIds.setApiKey, KEY);
 
-    const tool = await until(async () => {
-      // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
-      await Promise.race([
-        vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
-        new Promise((resolve) => setTimeout(resolve, 5_000)),
-      ]);
-      return vscode.lm.tools.find((t) => t.name.endsWith('log_progress'));
-    }, 'the log_progress tool from the Agent Progress server', 90_000, 500);
-    for (const name of ['get_context', 'search_logs']) assert.ok(vscode.lm.tools.some((t) => t.name.endsWith(name)), name);
+    const tool = await until(
+      async () => {
+        // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
+        await Promise.race([
+          vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
+          new Promise((resolve) => setTimeout(resolve, 5_000)),
+        ]);
+        return vscode.lm.tools.find((t) => t.name.endsWith('log_progress'));
+      },
+      'the log_progress tool from the Agent Progress server',
+      90_000,
+      500,
+    );
+    for (const name of ['get_context', 'search_logs'])
+      assert.ok(
+        vscode.lm.tools.some((t) => t.name.endsWith(name)),
+        name,
+      );
 
     const logged = await vscode.lm.invokeTool(tool.name, {
       input: { projectId: 'vscode-itest', title: 'Logged through VS Code', content: 'VS Code started the bundled server and called it.', tags: ['itest'] },
@@ -123,9 +136,13 @@ describe('Agent Progress in VS Code', function () {
       changedAt ||= Date.now();
     });
     try {
-      const { stdout } = await run(process.execPath, [path.join(extension.extensionPath, 'dist', 'cli.js'), 'log', '--project', 'live', '--title', 'Written by a terminal agent', '--content', 'x', '--json'], {
-        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath },
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [path.join(extension.extensionPath, 'dist', 'cli.js'), 'log', '--project', 'live', '--title', 'Written by a terminal agent', '--content', 'x', '--json'],
+        {
+          env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath },
+        },
+      );
       const wroteAt = Date.now();
       const id = (JSON.parse(stdout) as { id: string }).id;
       await until(() => changedAt > 0, 'the view to refresh', 5_000, 20);
@@ -146,7 +163,10 @@ describe('Agent Progress in VS Code', function () {
     const roots = await api.deps.progressLog.getChildren();
     const live = roots.find((n) => n.kind === 'project' && n.project.projectId === 'live')!;
     const filtered = await api.deps.progressLog.getChildren(live);
-    assert.deepEqual(filtered.map((n) => n.kind), ['message']);
+    assert.deepEqual(
+      filtered.map((n) => n.kind),
+      ['message'],
+    );
     await vscode.commands.executeCommand(CommandIds.clearTagFilter);
     assert.equal(api.deps.progressLogView.description, undefined);
     assert.equal(api.deps.progressLog.tagFilter, undefined);
@@ -186,7 +206,7 @@ describe('Agent Progress in VS Code', function () {
     assert.equal(api.deps.entries.openIds.length, before);
   });
 
-  it('registers a throwaway command from one line of a feature\'s table, and releases it with the feature', async () => {
+  it("registers a throwaway command from one line of a feature's table, and releases it with the feature", async () => {
     const id = 'agentProgress.throwawayIntegration' as CommandId;
     const feature = activateSetup(api.deps, [[id, (deps) => (word: unknown) => `${String(word)} ${deps.host.ledgerPath}`]]);
     try {

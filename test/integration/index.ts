@@ -45,16 +45,29 @@ type LogFn = (...data: unknown[]) => void;
 function teeConsole(file: string | undefined): () => void {
   if (!file) return () => {};
   const append = (data: unknown[]): void => {
-    try { fs.appendFileSync(file, `${format(...data)}\n`); } catch { /* the log is a convenience */ }
+    try {
+      fs.appendFileSync(file, `${format(...data)}\n`);
+    } catch {
+      /* the log is a convenience */
+    }
   };
   const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
   const saved = methods.map((m) => console[m]);
   const savedReporterLog = Mocha.reporters.Base.consoleLog;
-  const wrap = (original: LogFn): LogFn => (...data) => { append(data); original(...data); };
-  methods.forEach((m, i) => { console[m] = wrap(saved[i] as LogFn); });
+  const wrap =
+    (original: LogFn): LogFn =>
+    (...data) => {
+      append(data);
+      original(...data);
+    };
+  methods.forEach((m, i) => {
+    console[m] = wrap(saved[i] as LogFn);
+  });
   Mocha.reporters.Base.consoleLog = wrap(savedReporterLog);
   return () => {
-    methods.forEach((m, i) => { console[m] = saved[i] as LogFn; });
+    methods.forEach((m, i) => {
+      console[m] = saved[i] as LogFn;
+    });
     Mocha.reporters.Base.consoleLog = savedReporterLog;
   };
 }

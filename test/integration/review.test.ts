@@ -52,7 +52,9 @@ describe('Review in VS Code', function () {
     return (await rows()).find((r) => r.label === label);
   }
 
-  function statusFile(): { review: { review_id: string; phase: string } | null; agents: { name: string; state: string; duration_ms: number | null }[]; actions: { pending: number; approved: number } } | undefined {
+  function statusFile():
+    | { review: { review_id: string; phase: string } | null; agents: { name: string; state: string; duration_ms: number | null }[]; actions: { pending: number; approved: number } }
+    | undefined {
     try {
       return JSON.parse(fs.readFileSync(api.deps.reviewStatusFile.file, 'utf8'));
     } catch {
@@ -66,7 +68,10 @@ describe('Review in VS Code', function () {
     workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-review-itest-'));
     fs.mkdirSync(path.join(workspace, '.agent-progress', 'reviews'), { recursive: true });
-    fs.writeFileSync(path.join(workspace, '.agent-progress', 'reviews', 'itest-review.yaml'), 'title: Integration review\nagents:\n  - lint\n  - security\ncontext:\n  branch: feature/itest\n');
+    fs.writeFileSync(
+      path.join(workspace, '.agent-progress', 'reviews', 'itest-review.yaml'),
+      'title: Integration review\nagents:\n  - lint\n  - security\ncontext:\n  branch: feature/itest\n',
+    );
     fs.mkdirSync(path.join(workspace, 'src'), { recursive: true });
     fs.writeFileSync(path.join(workspace, 'src', 'review-target.ts'), Array.from({ length: 20 }, (_, i) => `export const line${i + 1} = ${i + 1};`).join('\n') + '\n');
     // Another process: the built server, as an agent's MCP client starts it, on the window's ledger.
@@ -121,7 +126,13 @@ describe('Review in VS Code', function () {
   });
 
   it('shows a thread an agent opened as a comment thread on its line', async () => {
-    const out = await agent<{ action: { thread_id: string } }>('add_action', { kind: 'open_thread', file: 'src/review-target.ts', line: 5, text: 'line5 should be a constant enum.', agent: 'security' });
+    const out = await agent<{ action: { thread_id: string } }>('add_action', {
+      kind: 'open_thread',
+      file: 'src/review-target.ts',
+      line: 5,
+      text: 'line5 should be a constant enum.',
+      agent: 'security',
+    });
     threadId = out.action.thread_id;
     const shown = await until(() => api.deps.reviewComments.threadFor(threadId), 'the comment thread');
     assert.equal(shown.uri.fsPath, path.join(workspace, 'src', 'review-target.ts'));
@@ -132,7 +143,10 @@ describe('Review in VS Code', function () {
     assert.equal(shown.state, vscode.CommentThreadState.Unresolved);
     assert.equal(shown.contextValue, 'reviewThread.open');
     await vscode.commands.executeCommand(CommandIds.openReviewThread, { threadId });
-    await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === shown.uri.fsPath && vscode.window.activeTextEditor.selection.start.line === 4, 'the file open at the thread');
+    await until(
+      () => vscode.window.activeTextEditor?.document.uri.fsPath === shown.uri.fsPath && vscode.window.activeTextEditor.selection.start.line === 4,
+      'the file open at the thread',
+    );
   });
 
   it('writes a reply and a resolve from the comment UI to the ledger, where the agent reads them', async () => {
@@ -155,7 +169,10 @@ describe('Review in VS Code', function () {
   it('approves an action through the command; the agent reads who approved it and when', async () => {
     const queued = await agent<{ action: { action_id: string; status: string } }>('add_action', { kind: 'post_comment', text: 'Overall: one finding.', agent: 'security' });
     assert.equal(queued.action.status, 'pending');
-    await until(async () => (await rows()).some((r) => r.node.kind === 'action' && r.node.action.id === queued.action.action_id && r.node.action.status === 'pending'), 'the pending action in the approval queue');
+    await until(
+      async () => (await rows()).some((r) => r.node.kind === 'action' && r.node.action.id === queued.action.action_id && r.node.action.status === 'pending'),
+      'the pending action in the approval queue',
+    );
     const pendingRow = (await rows()).find((r) => r.node.kind === 'action' && r.node.action.id === queued.action.action_id)!;
     assert.equal(api.deps.review.getTreeItem(pendingRow.node).contextValue, 'reviewAction.pending');
 
@@ -165,7 +182,10 @@ describe('Review in VS Code', function () {
     assert.equal(decided.status, 'approved');
     assert.match(decided.decided_by, /^operator:editor/);
     assert.ok(Date.now() - Date.parse(decided.decided_at) < 60_000);
-    await until(async () => (await rows()).find((r) => r.node.kind === 'action' && r.node.action.id === queued.action.action_id)?.description.includes('approved by operator:editor'), 'the decision in the view');
+    await until(
+      async () => (await rows()).find((r) => r.node.kind === 'action' && r.node.action.id === queued.action.action_id)?.description.includes('approved by operator:editor'),
+      'the decision in the view',
+    );
     await until(() => statusFile()?.actions.approved === 1, 'the status file counting the approval');
 
     const file = path.join(tmp, 'actions.json');
@@ -173,7 +193,13 @@ describe('Review in VS Code', function () {
     assert.equal(written, file);
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { review: { review_id: string }; actions: { action_id: string; status: string; kind: string }[] };
     assert.equal(doc.review.review_id, reviewId);
-    assert.deepEqual(doc.actions.map((a) => [a.kind, a.status]), [['open_thread', 'pending'], ['post_comment', 'approved']]);
+    assert.deepEqual(
+      doc.actions.map((a) => [a.kind, a.status]),
+      [
+        ['open_thread', 'pending'],
+        ['post_comment', 'approved'],
+      ],
+    );
   });
 
   it('writes a thread a person starts in the comment UI to the ledger, and shows it on its line', async () => {
@@ -183,12 +209,14 @@ describe('Review in VS Code', function () {
     const draft = { uri, range: new vscode.Range(9, 0, 9, 0), dispose: () => (draftDisposed = true) };
     const id = await vscode.commands.executeCommand<string>(CommandIds.addReviewThread, { thread: draft, text: 'Why is line 10 exported?' });
     assert.match(id, /^[a-z0-9]{12}$/);
-    assert.equal(draftDisposed, true, 'the draft thread is replaced by the ledger\'s');
-    const threads = await agent<{ threads: { thread_id: string; file: string; line: number; created_by: string; comments: { body: string }[] }[] }>('get_threads', { file: 'src/review-target.ts' });
+    assert.equal(draftDisposed, true, "the draft thread is replaced by the ledger's");
+    const threads = await agent<{ threads: { thread_id: string; file: string; line: number; created_by: string; comments: { body: string }[] }[] }>('get_threads', {
+      file: 'src/review-target.ts',
+    });
     const mine = threads.threads.find((t) => t.thread_id === id)!;
     assert.deepEqual([mine.file, mine.line, mine.comments[0]!.body], ['src/review-target.ts', 10, 'Why is line 10 exported?']);
     assert.match(mine.created_by, /^operator:editor/);
-    const shown = await until(() => api.deps.reviewComments.threadFor(id), 'the person\'s thread as a comment thread');
+    const shown = await until(() => api.deps.reviewComments.threadFor(id), "the person's thread as a comment thread");
     assert.equal(shown.range?.start.line, 9);
   });
 

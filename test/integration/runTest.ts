@@ -22,7 +22,10 @@ const shim = path.join(root, 'scripts', 'vscode', 'code-server-test');
 
 function option(name: string): string | undefined {
   const prefix = `--${name}=`;
-  return process.argv.slice(2).find((a) => a.startsWith(prefix))?.slice(prefix.length);
+  return process.argv
+    .slice(2)
+    .find((a) => a.startsWith(prefix))
+    ?.slice(prefix.length);
 }
 
 async function main(): Promise<number> {
@@ -71,7 +74,11 @@ async function main(): Promise<number> {
   }
 
   let results: TestResults | undefined;
-  try { results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as TestResults; } catch { /* no run */ }
+  try {
+    results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as TestResults;
+  } catch {
+    /* no run */
+  }
   const counts = results
     ? { passes: results.passes, failures: results.failures, pending: results.pending, failed: results.failed }
     : { passes: 0, failures: 1, pending: 0, failed: [{ title: 'integration tests', message: 'VS Code exited without test results (see above)' }] };
@@ -83,7 +90,8 @@ async function main(): Promise<number> {
   if (countsFile) fs.writeFileSync(countsFile, JSON.stringify(counts));
   if (desktop) {
     // The code-server runner prints these itself.
-    for (const t of results?.tests ?? []) console.log(`  ${t.state === 'passed' ? 'ok  ' : t.state === 'pending' ? 'skip' : 'FAIL'} ${t.title}${t.message ? `\n       ${t.message}` : ''}`);
+    for (const t of results?.tests ?? [])
+      console.log(`  ${t.state === 'passed' ? 'ok  ' : t.state === 'pending' ? 'skip' : 'FAIL'} ${t.title}${t.message ? `\n       ${t.message}` : ''}`);
     console.log(`${counts.passes} passed, ${counts.failures} failed`);
   }
   fs.rmSync(tmp, { recursive: true, force: true });

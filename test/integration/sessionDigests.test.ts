@@ -17,7 +17,19 @@ import { EXTENSION_ID, until } from './util';
 const SESSION = '5e55a0d1-7c1b-4d2e-9f00-d16e57ab1e01';
 
 function record(cwd: string, type: 'user' | 'assistant', at: number, n: number, message: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd, sessionId: SESSION, version: '2.1.140', type, uuid: `u-${n}`, timestamp: new Date(at).toISOString(), message, ...extra });
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd,
+    sessionId: SESSION,
+    version: '2.1.140',
+    type,
+    uuid: `u-${n}`,
+    timestamp: new Date(at).toISOString(),
+    message,
+    ...extra,
+  });
 }
 
 describe('Session digests in VS Code', function () {
@@ -44,9 +56,37 @@ describe('Session digests in VS Code', function () {
     const t = Date.now() - 4000;
     const lines = [
       record(workspace, 'user', t, 1, { role: 'user', content: 'Add a coupon field to the cart' }),
-      record(workspace, 'assistant', t + 1000, 2, { model: 'claude-opus-4-5-20251101', id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Edit', input: { file_path: path.join(workspace, 'src', 'cart.ts'), old_string: 'a', new_string: 'b' } }], usage: { input_tokens: 10, output_tokens: 5 } }, { requestId: 'req_1' }),
+      record(
+        workspace,
+        'assistant',
+        t + 1000,
+        2,
+        {
+          model: 'claude-opus-4-5-20251101',
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Edit', input: { file_path: path.join(workspace, 'src', 'cart.ts'), old_string: 'a', new_string: 'b' } }],
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+        { requestId: 'req_1' },
+      ),
       record(workspace, 'user', t + 2000, 3, { role: 'user', content: [{ tool_use_id: 'toolu_1', type: 'tool_result', content: 'ok' }] }),
-      record(workspace, 'assistant', t + 3000, 4, { model: 'claude-opus-4-5-20251101', id: 'msg_2', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Done.' }], usage: { input_tokens: 5, output_tokens: 5 } }, { requestId: 'req_2' }),
+      record(
+        workspace,
+        'assistant',
+        t + 3000,
+        4,
+        {
+          model: 'claude-opus-4-5-20251101',
+          id: 'msg_2',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Done.' }],
+          usage: { input_tokens: 5, output_tokens: 5 },
+        },
+        { requestId: 'req_2' },
+      ),
     ];
     fs.writeFileSync(path.join(dir, `${SESSION}.jsonl`), lines.join('\n') + '\n');
     await config().update('traces.claudeHome', claudeHome, vscode.ConfigurationTarget.Global);
@@ -64,11 +104,15 @@ describe('Session digests in VS Code', function () {
     await config().update('sessionDigests.idleMinutes', 0.05, vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand(`${ViewIds.progressLog}.focus`);
     const provider = api.deps.progressLog;
-    const row = await until(async () => {
-      const project = (await provider.getChildren()).find((n) => n.kind === 'project' && n.project.projectId === projectId);
-      const node = project && (await provider.getChildren(project)).find((n) => n.kind === 'entry' && n.entry.tags.includes('auto'));
-      return node ? { node: node as Extract<ProgressLogNode, { kind: 'entry' }>, item: provider.getTreeItem(node) } : undefined;
-    }, 'the digest in the Progress Log', 60_000);
+    const row = await until(
+      async () => {
+        const project = (await provider.getChildren()).find((n) => n.kind === 'project' && n.project.projectId === projectId);
+        const node = project && (await provider.getChildren(project)).find((n) => n.kind === 'entry' && n.entry.tags.includes('auto'));
+        return node ? { node: node as Extract<ProgressLogNode, { kind: 'entry' }>, item: provider.getTreeItem(node) } : undefined;
+      },
+      'the digest in the Progress Log',
+      60_000,
+    );
     assert.equal(row.item.label, 'Add a coupon field to the cart');
     assert.equal((row.item.iconPath as vscode.ThemeIcon).id, 'history');
     const entry = await (await api.deps.host.progress()).showEntry(row.node.entry.id);
@@ -82,14 +126,17 @@ describe('Session digests in VS Code', function () {
     assert.equal((await digestsIn()).length, 1);
   });
 
-  it('Connect Agent Hooks shows the diff without writing, then merges the hooks into Claude Code\'s existing settings', async () => {
+  it("Connect Agent Hooks shows the diff without writing, then merges the hooks into Claude Code's existing settings", async () => {
     const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     const file = path.join(workspace, '.claude', 'settings.json');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const before = JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2);
     fs.writeFileSync(file, before);
     try {
-      const shown = (await vscode.commands.executeCommand(CommandIds.connectAgentHooks, { targets: ['claude'], write: false, show: false })) as { written: boolean; summary: string };
+      const shown = (await vscode.commands.executeCommand(CommandIds.connectAgentHooks, { targets: ['claude'], write: false, show: false })) as {
+        written: boolean;
+        summary: string;
+      };
       assert.equal(shown.written, false);
       assert.equal(fs.readFileSync(file, 'utf8'), before);
       assert.match(shown.summary, /```diff\n[\s\S]*\+ +"SessionStart": \[/);

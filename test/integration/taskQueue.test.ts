@@ -18,7 +18,9 @@ const run = promisify(execFile);
 
 /** The queue server's tool of that name (complete_task exists in the workflow server too). */
 function queueTool(name: string): vscode.LanguageModelToolInformation | undefined {
-  return vscode.lm.tools.find((t) => t.name.endsWith(name) && (name !== 'complete_task' || Boolean((t.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.taskId)));
+  return vscode.lm.tools.find(
+    (t) => t.name.endsWith(name) && (name !== 'complete_task' || Boolean((t.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.taskId)),
+  );
 }
 
 async function invoke(name: string, input: Record<string, unknown>): Promise<string> {
@@ -39,7 +41,8 @@ describe('Task Queue in VS Code', function () {
     const extension = vscode.extensions.getExtension<AgentProgressApi>(EXTENSION_ID)!;
     api = await extension.activate();
     const script = path.join(extension.extensionPath, 'dist', 'cli.js');
-    cli = async (...args: string[]) => (await run(process.execPath, [script, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath } })).stdout;
+    cli = async (...args: string[]) =>
+      (await run(process.execPath, [script, ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENT_PROGRESS_DB_PATH: api.ledgerPath } })).stdout;
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-queue-itest-'));
     await vscode.commands.executeCommand('agentProgress.taskQueue.focus');
   });
@@ -72,7 +75,7 @@ describe('Task Queue in VS Code', function () {
         const n = await projectNode();
         return n && n.project.stats.queuedTasks === 1 ? n : undefined;
       }, 'the project with one queued task in the view');
-      assert.ok(refreshed > 0, 'the view refreshed by itself on the other process\'s write');
+      assert.ok(refreshed > 0, "the view refreshed by itself on the other process's write");
       const item = api.deps.taskQueue.getTreeItem(node);
       assert.match(String(item.description), /0 running · 1 queued · 0 done/);
       const [task] = await tasksIn('queued');
@@ -96,14 +99,19 @@ describe('Task Queue in VS Code', function () {
   });
 
   it('lets an agent take the oldest task through the queue server VS Code starts, with its lease shown', async () => {
-    await until(async () => {
-      // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
-      await Promise.race([
-        vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
-        new Promise((resolve) => setTimeout(resolve, 5_000)),
-      ]);
-      return queueTool('request_task');
-    }, 'the request_task tool from the Agent Progress queue server', 90_000, 500);
+    await until(
+      async () => {
+        // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
+        await Promise.race([
+          vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
+          new Promise((resolve) => setTimeout(resolve, 5_000)),
+        ]);
+        return queueTool('request_task');
+      },
+      'the request_task tool from the Agent Progress queue server',
+      90_000,
+      500,
+    );
     const registered = await invoke('register_agent', { projectId: PROJECT, agentName: 'copilot-itest' });
     assert.match(registered, /copilot-itest/);
     const answer = await invoke('request_task', { projectId: PROJECT });

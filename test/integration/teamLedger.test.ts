@@ -42,7 +42,10 @@ describe('Team ledger: Copy Ledger To or From PostgreSQL', function () {
     const ledger = await openLedger({ file: '', databaseUrl: url });
     try {
       const page = await ledger.progress.searchEntries({ projectId: 'itest-team', limit: 10 });
-      assert.deepEqual(page.entries.map((e) => e.title), ['Before the team ledger']);
+      assert.deepEqual(
+        page.entries.map((e) => e.title),
+        ['Before the team ledger'],
+      );
       assert.ok(!ledger.location.includes(PG_TEST_PASSWORD));
     } finally {
       await ledger.close();

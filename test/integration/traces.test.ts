@@ -22,7 +22,18 @@ const C1 = '3c02559b-3c42-4cdd-b64e-2ec636ec8a8f';
 const X2 = '019e0165-cb8d-785e-ab4d-9a0f69dd2422';
 
 function claudeRecord(sessionId: string, cwd: string, type: 'user' | 'assistant', at: Date, extra: Record<string, unknown>): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd, sessionId, version: '2.1.140', type, uuid: `${type}-${at.getTime()}`, timestamp: at.toISOString(), ...extra });
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd,
+    sessionId,
+    version: '2.1.140',
+    type,
+    uuid: `${type}-${at.getTime()}`,
+    timestamp: at.toISOString(),
+    ...extra,
+  });
 }
 
 describe('Agent Sessions in VS Code', function () {
@@ -44,7 +55,8 @@ describe('Agent Sessions in VS Code', function () {
   });
 
   after(async () => {
-    for (const key of ['traces.claudeHome', 'traces.codexHome', 'traces.geminiHome', 'traces.vscodeUserDir']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['traces.claudeHome', 'traces.codexHome', 'traces.geminiHome', 'traces.vscodeUserDir'])
+      await config().update(key, undefined, vscode.ConfigurationTarget.Global);
     fs.rmSync(claudeHome, { recursive: true, force: true });
   });
 
@@ -66,9 +78,15 @@ describe('Agent Sessions in VS Code', function () {
       const r = await provider.getChildren();
       return r.length === 4 && r;
     }, 'four providers in the Agent Sessions view');
-    assert.deepEqual(roots.map((n) => provider.getTreeItem(n).label), ['Claude Code', 'Codex CLI', 'Gemini CLI', 'VS Code Copilot Chat']);
+    assert.deepEqual(
+      roots.map((n) => provider.getTreeItem(n).label),
+      ['Claude Code', 'Codex CLI', 'Gemini CLI', 'VS Code Copilot Chat'],
+    );
     const projects = await provider.getChildren(roots[0]);
-    assert.deepEqual(projects.map((n) => provider.getTreeItem(n).label), ['acme-shop']);
+    assert.deepEqual(
+      projects.map((n) => provider.getTreeItem(n).label),
+      ['acme-shop'],
+    );
     const rows = await sessionsInTree();
     assert.equal(rows.size, 8);
     const c1 = rows.get(C1)!.item;
@@ -85,9 +103,18 @@ describe('Agent Sessions in VS Code', function () {
     assert.equal(page.turns.length, 6);
     assert.equal(page.session.score, 92);
     const failed = page.turns.flatMap((t) => t.steps.flatMap((s) => s.tools)).filter((t) => t.status === 'error');
-    assert.deepEqual(failed.map((t) => t.label), ['Bash npx tsc --noEmit']);
-    assert.deepEqual(page.children.map((c) => c.id), ['agent-a7f3c21']);
-    const tab = await until(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith('Cart coupon codes')), 'the session tab');
+    assert.deepEqual(
+      failed.map((t) => t.label),
+      ['Bash npx tsc --noEmit'],
+    );
+    assert.deepEqual(
+      page.children.map((c) => c.id),
+      ['agent-a7f3c21'],
+    );
+    const tab = await until(
+      () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith('Cart coupon codes')),
+      'the session tab',
+    );
     assert.ok(tab);
   });
 
@@ -95,9 +122,16 @@ describe('Agent Sessions in VS Code', function () {
     // The query as the command's argument: in a fresh profile the window may overwrite a value set
     // on a pick it is still opening, so typing and picking through the real UI is left to the
     // browser test (test/browser/agentSessions.test.ts), which types into the palette.
-    const { pick } = (await vscode.commands.executeCommand(CommandIds.searchAgentSessions, 'ECONNREFUSED')) as { pick: vscode.QuickPick<vscode.QuickPickItem & { match?: { session_id: string; event_index: number } }> };
+    const { pick } = (await vscode.commands.executeCommand(CommandIds.searchAgentSessions, 'ECONNREFUSED')) as {
+      pick: vscode.QuickPick<vscode.QuickPickItem & { match?: { session_id: string; event_index: number } }>;
+    };
     const item = await until(() => pick.items.find((i) => i.match?.session_id === X2), 'a result from the Codex sync session', 20_000, 50).catch((err: Error) => {
-      throw new Error(`${err.message}; the pick shows: ${pick.items.map((i) => i.label).join(' | ').slice(0, 600)}`);
+      throw new Error(
+        `${err.message}; the pick shows: ${pick.items
+          .map((i) => i.label)
+          .join(' | ')
+          .slice(0, 600)}`,
+      );
     });
     assert.match(item.label, /ECONNREFUSED/);
     assert.match(item.description ?? '', /^Codex CLI · /);
@@ -122,7 +156,16 @@ describe('Agent Sessions in VS Code', function () {
       path.join(dir, `${id}.jsonl`),
       [
         claudeRecord(id, cwd, 'user', started, { message: { role: 'user', content: 'Add the itest marker' } }),
-        claudeRecord(id, cwd, 'assistant', new Date(started.getTime() + 2000), { message: { id: 'msg_itest', model: 'claude-opus-4-5-20251101', role: 'assistant', content: [{ type: 'text', text: 'Added.' }], usage: { input_tokens: 5, output_tokens: 3 } }, requestId: 'req_itest' }),
+        claudeRecord(id, cwd, 'assistant', new Date(started.getTime() + 2000), {
+          message: {
+            id: 'msg_itest',
+            model: 'claude-opus-4-5-20251101',
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Added.' }],
+            usage: { input_tokens: 5, output_tokens: 3 },
+          },
+          requestId: 'req_itest',
+        }),
       ].join('\n') + '\n',
     );
     await until(async () => (await sessionsInTree()).has(id), 'the new session in the view (rescanned while visible)', 20_000, 200);
@@ -135,10 +178,15 @@ describe('Agent Sessions in VS Code', function () {
     const openedId = await vscode.commands.executeCommand<string>(CommandIds.openTranscriptForEntry, { id: entry.id, projectId: 'traces-itest', createdAt: entry.createdAt });
     assert.equal(openedId, id);
     const page = await until(() => api.deps.sessionPanels.pageOf(id), 'the transcript page');
-    await until(async () => {
-      await vscode.commands.executeCommand(CommandIds.openAgentSession, id);
-      return api.deps.sessionPanels.pageOf(id)?.ledger.some((l) => l.id === entry.id);
-    }, 'the entry listed on the session page', 10_000, 200);
+    await until(
+      async () => {
+        await vscode.commands.executeCommand(CommandIds.openAgentSession, id);
+        return api.deps.sessionPanels.pageOf(id)?.ledger.some((l) => l.id === entry.id);
+      },
+      'the entry listed on the session page',
+      10_000,
+      200,
+    );
     assert.equal(page.session.turns, 1);
   });
 });

@@ -21,7 +21,9 @@ function git(cwd: string, ...args: string[]): string {
 
 /** The workflow server's tool of that name (complete_task exists in the queue server too). */
 function tool(name: string): vscode.LanguageModelToolInformation | undefined {
-  return vscode.lm.tools.find((t) => t.name.endsWith(name) && (name !== 'complete_task' || Boolean((t.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.outcome)));
+  return vscode.lm.tools.find(
+    (t) => t.name.endsWith(name) && (name !== 'complete_task' || Boolean((t.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.outcome)),
+  );
 }
 
 async function invoke(name: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -61,18 +63,30 @@ describe('Workflows in VS Code', function () {
     git(workspace, 'commit', '-q', '-m', 'initial');
     // Dirt from before the task: it must not be blamed on it.
     fs.writeFileSync(path.join(workspace, 'README.md'), '# Workspace, edited before the task\n');
-    await until(async () => {
-      // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
-      await Promise.race([
-        vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
-        new Promise((resolve) => setTimeout(resolve, 5_000)),
-      ]);
-      return tool('start_workflow') && tool('complete_task');
-    }, 'the workflow tools from the Agent Progress server', 120_000, 500);
+    await until(
+      async () => {
+        // Bounded: with every server asked to start, VS Code may wait on one that never goes live.
+        await Promise.race([
+          vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true }).then(undefined, () => undefined),
+          new Promise((resolve) => setTimeout(resolve, 5_000)),
+        ]);
+        return tool('start_workflow') && tool('complete_task');
+      },
+      'the workflow tools from the Agent Progress server',
+      120_000,
+      500,
+    );
   });
 
-  it('starts a workflow and a task through the tools VS Code lists, snapshotting the workspace\'s repository', async () => {
-    const wf = await invoke('start_workflow', { name: 'JWT sessions', description: 'Replace cookie sessions with JWT', plan: [{ step: '1', goal: 'Middleware' }, { step: '2', goal: 'Login route' }] });
+  it("starts a workflow and a task through the tools VS Code lists, snapshotting the workspace's repository", async () => {
+    const wf = await invoke('start_workflow', {
+      name: 'JWT sessions',
+      description: 'Replace cookie sessions with JWT',
+      plan: [
+        { step: '1', goal: 'Middleware' },
+        { step: '2', goal: 'Login route' },
+      ],
+    });
     workflowId = String(wf.workflow_id);
     const started = await invoke('start_task', { workflow_id: workflowId, name: 'Setup JWT middleware', goal: 'Verify tokens on every request', areas: ['auth'] });
     taskId = String(started.task_id);
@@ -107,15 +121,27 @@ describe('Workflows in VS Code', function () {
 
   it('raises a notification with an Open button when an issue asks for human review', async () => {
     const before = api.deps.reviews.shown.length;
-    await invoke('log_issue', { task_id: taskId, type: 'bug_encountered', description: 'The JWT library mishandles clock skew', resolution: 'Added 30 s of leeway', requires_human_review: true });
+    await invoke('log_issue', {
+      task_id: taskId,
+      type: 'bug_encountered',
+      description: 'The JWT library mishandles clock skew',
+      resolution: 'Added 30 s of leeway',
+      requires_human_review: true,
+    });
     const shown = await until(() => api.deps.reviews.shown.length > before && api.deps.reviews.shown[api.deps.reviews.shown.length - 1], 'the review notification', 15_000);
     assert.equal(shown.message, 'Agent Progress: an agent asks for a review in "Setup JWT middleware": The JWT library mishandles clock skew');
-    assert.deepEqual(shown.requests.map((r) => [r.kind, r.taskId, r.workflowId]), [['issue', taskId, workflowId]]);
+    assert.deepEqual(
+      shown.requests.map((r) => [r.kind, r.taskId, r.workflowId]),
+      [['issue', taskId, workflowId]],
+    );
     // The button runs this command with the request's task.
     await vscode.commands.executeCommand(CommandIds.openWorkflow, { workflowId, taskId });
     await until(() => api.deps.workflowPanels.openIds.includes(workflowId), 'the workflow page');
     const page = api.deps.workflowPanels.pageOf(workflowId)!;
-    assert.deepEqual(page.plan.map((s) => s.goal), ['Middleware', 'Login route']);
+    assert.deepEqual(
+      page.plan.map((s) => s.goal),
+      ['Middleware', 'Login route'],
+    );
     assert.ok(page.timeline.some((i) => i.kind === 'issue' && i.review));
   });
 
@@ -123,7 +149,11 @@ describe('Workflows in VS Code', function () {
     fs.writeFileSync(path.join(workspace, 'src', 'auth', 'session.ts'), 'export const session = "jwt";\n');
     fs.mkdirSync(path.join(workspace, 'src', 'middleware'), { recursive: true });
     fs.writeFileSync(path.join(workspace, 'src', 'middleware', 'jwt.ts'), 'export function verify() {}\n');
-    const done = await invoke('complete_task', { task_id: taskId, status: 'partial_success', outcome: { summary: 'Middleware in place.', manual_review_needed: true, manual_review_reason: 'Check the leeway' } });
+    const done = await invoke('complete_task', {
+      task_id: taskId,
+      status: 'partial_success',
+      outcome: { summary: 'Middleware in place.', manual_review_needed: true, manual_review_reason: 'Check the leeway' },
+    });
     assert.deepEqual(done.files_changed, { added: ['src/middleware/jwt.ts'], modified: ['src/auth/session.ts'], deleted: [], renamed: [] });
 
     await until(() => api.deps.reviews.shown.some((s) => s.requests.some((r) => r.kind === 'task_completed' && r.taskId === taskId)), 'the manual-review notification', 15_000);
@@ -136,9 +166,15 @@ describe('Workflows in VS Code', function () {
     const wfNode = roots.find((n) => n.kind === 'workflow' && n.workflow.id === workflowId)!;
     const [taskNode] = await api.deps.workflows.getChildren(wfNode);
     const groups = await api.deps.workflows.getChildren(taskNode);
-    assert.deepEqual(groups.map((g) => (g.kind === 'group' ? g.group : g.kind)), ['issues', 'milestones', 'files']);
+    assert.deepEqual(
+      groups.map((g) => (g.kind === 'group' ? g.group : g.kind)),
+      ['issues', 'milestones', 'files'],
+    );
     const files = await api.deps.workflows.getChildren(groups[2]);
-    assert.deepEqual(files.map((f) => (f.kind === 'file' ? `${f.file.status} ${f.file.path}` : f.kind)), ['modified src/auth/session.ts', 'added src/middleware/jwt.ts']);
+    assert.deepEqual(
+      files.map((f) => (f.kind === 'file' ? `${f.file.status} ${f.file.path}` : f.kind)),
+      ['modified src/auth/session.ts', 'added src/middleware/jwt.ts'],
+    );
     assert.equal((api.deps.workflows.getTreeItem(taskNode!).iconPath as vscode.ThemeIcon).id, 'report');
 
     const modified = files[0]!;

@@ -28,7 +28,7 @@ describe('workspace trust and the settings a workspace may set', function () {
     }
   });
 
-  it('passes the workspace\'s agent-progress.config.json to the servers as trusted only in a trusted workspace', () => {
+  it("passes the workspace's agent-progress.config.json to the servers as trusted only in a trusted workspace", () => {
     const file = path.join(folder, 'agent-progress.config.json');
     fs.writeFileSync(file, JSON.stringify({ openai: { model: 'workspace-model' } }));
     try {

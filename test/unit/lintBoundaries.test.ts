@@ -17,8 +17,14 @@ describe('layer boundaries', function () {
 
   it('refuses vscode, the MCP SDK and our other layers in src/core', async () => {
     assert.match((await boundaryErrors('src/core/x.ts', "import * as vscode from 'vscode';\nexport const a = vscode;\n"))[0] ?? '', /plain Node: no vscode/);
-    assert.match((await boundaryErrors('src/core/x.ts', "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const a = McpServer;\n"))[0] ?? '', /knows nothing of MCP/);
-    assert.match((await boundaryErrors('src/core/storage/x.ts', "import { createServer } from '../../mcp/server';\nexport const a = createServer;\n"))[0] ?? '', /imports nothing of ours outside core/);
+    assert.match(
+      (await boundaryErrors('src/core/x.ts', "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const a = McpServer;\n"))[0] ?? '',
+      /knows nothing of MCP/,
+    );
+    assert.match(
+      (await boundaryErrors('src/core/storage/x.ts', "import { createServer } from '../../mcp/server';\nexport const a = createServer;\n"))[0] ?? '',
+      /imports nothing of ours outside core/,
+    );
   });
 
   it('keeps vscode out of the server and the CLI, and MCP out of the CLI', async () => {
@@ -27,10 +33,7 @@ describe('layer boundaries', function () {
   });
 
   it('keeps core values out of the extension shell, which loads them lazily', async () => {
-    assert.match(
-      (await boundaryErrors('src/extension/x.ts', "import { Services } from '../core/services';\nexport const a = Services;\n"))[0] ?? '',
-      /loads core lazily/,
-    );
+    assert.match((await boundaryErrors('src/extension/x.ts', "import { Services } from '../core/services';\nexport const a = Services;\n"))[0] ?? '', /loads core lazily/);
     assert.equal((await boundaryErrors('src/extension/x.ts', "import { z } from 'zod';\nexport const a = z;\n")).length, 1);
     assert.deepEqual(await boundaryErrors('src/extension/x.ts', "import type { Services } from '../core/services';\nexport type A = Services;\n"), []);
     assert.deepEqual(await boundaryErrors('src/extension/x.ts', "import { defaultProjectId } from '../core/projectId';\nexport const a = defaultProjectId;\n"), []);

@@ -14,7 +14,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { initRepo } from '../helpers/gitRepo';
-import { answerFileDialog, clickDialogButton, closeNotifications, loadHarness, notification, parkPointer, repoRoot, runCommand, screenshot, webviewFrame, type CodeServer, type Harness } from '../helpers/workbench';
+import {
+  answerFileDialog,
+  clickDialogButton,
+  closeNotifications,
+  loadHarness,
+  notification,
+  parkPointer,
+  repoRoot,
+  runCommand,
+  screenshot,
+  webviewFrame,
+  type CodeServer,
+  type Harness,
+} from '../helpers/workbench';
 
 const VSIX = path.join(repoRoot, 'agent-progress.vsix');
 const SHOTS = path.resolve(repoRoot, process.env.AGENT_PROGRESS_SCREENSHOTS ?? path.join('.test-results', 'vsix-screenshots'));
@@ -22,9 +35,23 @@ const DRIVER = path.join(repoRoot, 'test', 'vsix', 'driver');
 const TRACES = path.join(repoRoot, 'test', 'fixtures', 'traces', 'home');
 const MAX_VSIX_BYTES = 5 * 1024 * 1024;
 
-interface ToolResult { tool: string; ok: boolean; text?: string; error?: string }
-interface Responses { error?: string; extensionActive?: boolean; tools?: string[]; results: ToolResult[] }
-interface ToolCall { tool: string; input: Record<string, unknown>; has?: string }
+interface ToolResult {
+  tool: string;
+  ok: boolean;
+  text?: string;
+  error?: string;
+}
+interface Responses {
+  error?: string;
+  extensionActive?: boolean;
+  tools?: string[];
+  results: ToolResult[];
+}
+interface ToolCall {
+  tool: string;
+  input: Record<string, unknown>;
+  has?: string;
+}
 
 describe('the packaged extension (.vsix) in VS Code', function () {
   this.timeout(300_000);
@@ -89,7 +116,11 @@ describe('the packaged extension (.vsix) in VS Code', function () {
     const userDataDir = path.join(runDir, 'user-data');
     const extensionsDir = path.join(runDir, 'extensions');
     fs.mkdirSync(runDir, { recursive: true });
-    const installed = spawnSync(harness.nodeBin, [harness.codeServerEntry, '--config', path.join(runDir, 'config.yaml'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', VSIX], { encoding: 'utf8' });
+    const installed = spawnSync(
+      harness.nodeBin,
+      [harness.codeServerEntry, '--config', path.join(runDir, 'config.yaml'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', VSIX],
+      { encoding: 'utf8' },
+    );
     assert.equal(installed.status, 0, `code-server --install-extension: ${installed.stdout}${installed.stderr}`);
     workspace = path.join(dir, 'acme-shop');
     initRepo(workspace, {
@@ -148,7 +179,8 @@ describe('the packaged extension (.vsix) in VS Code', function () {
     const folder = fs.readdirSync(path.join(dir, 'run', 'extensions')).find((d) => d.startsWith('agent-progress.agent-progress-'));
     assert.ok(folder, 'installed into the extensions folder');
     const ext = path.join(dir, 'run', 'extensions', folder);
-    for (const f of ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'media/icon.png', 'dist/extension.js', 'dist/server.js', 'dist/cli.js', 'dist/sql-wasm.wasm']) assert.ok(fs.existsSync(path.join(ext, f)), f);
+    for (const f of ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'media/icon.png', 'dist/extension.js', 'dist/server.js', 'dist/cli.js', 'dist/sql-wasm.wasm'])
+      assert.ok(fs.existsSync(path.join(ext, f)), f);
     for (const f of ['src', 'test', 'node_modules', 'docs', 'media/icon-source.svg']) assert.ok(!fs.existsSync(path.join(ext, f)), `${f} is not packaged`);
     console.log(`      agent-progress.vsix: ${(size / 1024 / 1024).toFixed(2)} MB`);
   });
@@ -167,9 +199,37 @@ describe('the packaged extension (.vsix) in VS Code', function () {
 
   it('lets VS Code start the bundled servers and calls their tools through its own MCP client', async () => {
     const logged = await callTools([
-      { tool: 'log_progress', input: { projectId: 'acme-shop', agentId: 'copilot', title: 'Refactored authentication to JWT', tags: ['auth', 'refactor'], content: 'Replaced server sessions with **JWT** access tokens.\n\n- `src/auth/jwt.ts`: sign and verify\n- `src/middleware/auth.ts`: validate the bearer token\n\nAll 42 tests pass. Left: refresh-token rotation.' } },
-      { tool: 'log_progress', input: { projectId: 'acme-shop', agentId: 'claude-code', title: 'Added refresh-token rotation', tags: ['auth'], content: 'Rotation with reuse detection in `src/auth/refresh.ts`; a reused token revokes the family. 9 new tests.' } },
-      { tool: 'log_progress', input: { projectId: 'acme-shop', agentId: 'codex', title: 'Fixed flaky checkout test', tags: ['tests'], content: 'The checkout e2e test raced the payment mock. Awaited the webhook before asserting; 200 runs, no failure.' } },
+      {
+        tool: 'log_progress',
+        input: {
+          projectId: 'acme-shop',
+          agentId: 'copilot',
+          title: 'Refactored authentication to JWT',
+          tags: ['auth', 'refactor'],
+          content:
+            'Replaced server sessions with **JWT** access tokens.\n\n- `src/auth/jwt.ts`: sign and verify\n- `src/middleware/auth.ts`: validate the bearer token\n\nAll 42 tests pass. Left: refresh-token rotation.',
+        },
+      },
+      {
+        tool: 'log_progress',
+        input: {
+          projectId: 'acme-shop',
+          agentId: 'claude-code',
+          title: 'Added refresh-token rotation',
+          tags: ['auth'],
+          content: 'Rotation with reuse detection in `src/auth/refresh.ts`; a reused token revokes the family. 9 new tests.',
+        },
+      },
+      {
+        tool: 'log_progress',
+        input: {
+          projectId: 'acme-shop',
+          agentId: 'codex',
+          title: 'Fixed flaky checkout test',
+          tags: ['tests'],
+          content: 'The checkout e2e test raced the payment mock. Awaited the webhook before asserting; 200 runs, no failure.',
+        },
+      },
       { tool: 'search_logs', input: { projectId: 'acme-shop', text: 'webhook' } },
       { tool: 'create_project', input: { name: 'acme-release', description: 'Release 2.0 checklist' } },
     ]);
@@ -179,7 +239,17 @@ describe('the packaged extension (.vsix) in VS Code', function () {
       { tool: 'get_context', input: { projectId: 'acme-shop', id } },
       { tool: 'add_task', input: { projectId: 'acme-release', instructions: 'Update the changelog for 2.0' } },
       { tool: 'add_task', input: { projectId: 'acme-release', instructions: 'Tag the release and publish the notes' } },
-      { tool: 'start_workflow', input: { name: 'JWT sessions', description: 'Replace cookie sessions with signed JWT access tokens.', plan: [{ step: '1', goal: 'Sign tokens' }, { step: '2', goal: 'Validate them' }] } },
+      {
+        tool: 'start_workflow',
+        input: {
+          name: 'JWT sessions',
+          description: 'Replace cookie sessions with signed JWT access tokens.',
+          plan: [
+            { step: '1', goal: 'Sign tokens' },
+            { step: '2', goal: 'Validate them' },
+          ],
+        },
+      },
     ]);
     assert.match(context[0]!.text!, /JWT/);
     const workflowId = field(context[3]!, 'workflow_id');
@@ -187,8 +257,23 @@ describe('the packaged extension (.vsix) in VS Code', function () {
     const taskId = field(started[0]!, 'task_id');
     fs.writeFileSync(path.join(workspace, 'src', 'auth', 'jwt.ts'), 'export function sign() {}\n');
     await callTools([
-      { tool: 'log_decision', input: { task_id: taskId, category: 'library_choice', question: 'Which JWT library?', options_considered: ['jose', 'jsonwebtoken'], chosen: 'jose', reasoning: 'Standards-based, no native code.', trade_offs: 'Smaller community.' } },
-      { tool: 'complete_task', has: 'outcome', input: { task_id: taskId, status: 'success', outcome: { summary: 'Tokens are signed and verified.', achievements: ['sign()', 'verify()'], limitations: [] } } },
+      {
+        tool: 'log_decision',
+        input: {
+          task_id: taskId,
+          category: 'library_choice',
+          question: 'Which JWT library?',
+          options_considered: ['jose', 'jsonwebtoken'],
+          chosen: 'jose',
+          reasoning: 'Standards-based, no native code.',
+          trade_offs: 'Smaller community.',
+        },
+      },
+      {
+        tool: 'complete_task',
+        has: 'outcome',
+        input: { task_id: taskId, status: 'success', outcome: { summary: 'Tokens are signed and verified.', achievements: ['sign()', 'verify()'], limitations: [] } },
+      },
     ]);
   });
 
@@ -259,12 +344,33 @@ describe('the packaged extension (.vsix) in VS Code', function () {
   });
 
   it('imports a ledger export, and archives entries older than 30 days after a confirmation and an export', async () => {
-    const old = (id: string, title: string, at: string) => ({ id, projectId: 'acme-shop', createdAt: at, title, tags: ['legacy'], agentId: 'codex', summary: null, summarySource: null, content: `${title}.` });
+    const old = (id: string, title: string, at: string) => ({
+      id,
+      projectId: 'acme-shop',
+      createdAt: at,
+      title,
+      tags: ['legacy'],
+      agentId: 'codex',
+      summary: null,
+      summarySource: null,
+      content: `${title}.`,
+    });
     const importFile = path.join(dir, 'acme-2020.json');
-    fs.writeFileSync(importFile, JSON.stringify({
-      format: 'agent-progress-ledger', version: 1, exportedAt: '2020-03-01T00:00:00.000Z', scope: 'full',
-      data: { entries: [old('acmeOld00001', 'Ported the cart to TypeScript', '2020-01-02T10:00:00.000Z'), old('acmeOld00002', 'Moved CI to GitHub Actions', '2020-02-02T10:00:00.000Z')] },
-    }));
+    fs.writeFileSync(
+      importFile,
+      JSON.stringify({
+        format: 'agent-progress-ledger',
+        version: 1,
+        exportedAt: '2020-03-01T00:00:00.000Z',
+        scope: 'full',
+        data: {
+          entries: [
+            old('acmeOld00001', 'Ported the cart to TypeScript', '2020-01-02T10:00:00.000Z'),
+            old('acmeOld00002', 'Moved CI to GitHub Actions', '2020-02-02T10:00:00.000Z'),
+          ],
+        },
+      }),
+    );
     await runCommand(page, 'Agent Progress: Import Ledger');
     await answerFileDialog(page, importFile);
     await notification(page, /Imported 2 entries from/);
@@ -303,20 +409,29 @@ describe('the packaged extension (.vsix) in VS Code', function () {
     assert.deepEqual([doc.counts.entries, doc.counts.tasks, doc.counts.workflows, (doc.counts.workflowEvents ?? 0) > 0], [5, 2, 1, true]);
   });
 
-  it('shows the extension\'s log and each MCP server\'s log, and where the ledger is', async () => {
+  it("shows the extension's log and each MCP server's log, and where the ledger is", async () => {
     await runCommand(page, 'Agent Progress: Show Logs');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'MCP server Agent Progress: progress' }).first();
     await pick.waitFor();
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Agent Progress/ }).first().waitFor();
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: /^Agent Progress/ })
+      .first()
+      .waitFor();
     await pick.click();
     const panel = page.locator('.part.panel');
     // Monaco renders spaces as no-break spaces: . stands for either.
-    await panel.locator('.view-line', { hasText: /\[server.stderr\]/ }).first().waitFor({ timeout: 30_000 });
+    await panel
+      .locator('.view-line', { hasText: /\[server.stderr\]/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await shot('server-log', '.part.panel');
 
     await runCommand(page, 'Agent Progress: Show Logs');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'the extension' }).first().click();
-    await panel.locator('.view-line', { hasText: /Activated.in/ }).first().waitFor({ timeout: 15_000 });
+    await panel
+      .locator('.view-line', { hasText: /Activated.in/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
 
     await runCommand(page, 'Agent Progress: Reveal Ledger Folder');
     const where = await notification(page, /the ledger is in/);

@@ -61,7 +61,8 @@ export function resolveCapturePolicy(workspace: string, settings: CaptureSetting
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return off(policy, `${CAPTURE_FILE} must be a JSON object; capture is off until it is fixed`);
   const o = doc as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!['enabled', 'excludeProviders', 'excludeFolders', '$comment'].includes(key)) policy.warnings.push(`${CAPTURE_FILE}: unknown key "${key.slice(0, 40)}" ignored (known: enabled, excludeProviders, excludeFolders)`);
+    if (!['enabled', 'excludeProviders', 'excludeFolders', '$comment'].includes(key))
+      policy.warnings.push(`${CAPTURE_FILE}: unknown key "${key.slice(0, 40)}" ignored (known: enabled, excludeProviders, excludeFolders)`);
   }
   if (o.enabled !== undefined) {
     if (typeof o.enabled !== 'boolean') return off(policy, `${CAPTURE_FILE}: "enabled" must be true or false; capture is off until it is fixed`);

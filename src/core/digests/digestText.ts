@@ -10,11 +10,13 @@ import { redactText } from '../traces/redact';
 import { PROVIDER_LABELS, addTokens, zeroTokens, type Provider, type TokenCounts } from '../traces/types';
 
 /** Tools that write or edit files, across the four agents' names. */
-const EDIT_TOOLS = /^(write|edit|multiedit|notebookedit|write_file|replace|edit_file|create_file|insert_edit_into_file|replace_string_in_file|multi_replace_string_in_file|apply_patch|str_replace_based_edit_tool|str_replace_editor|edit_notebook_file)$/i;
+const EDIT_TOOLS =
+  /^(write|edit|multiedit|notebookedit|write_file|replace|edit_file|create_file|insert_edit_into_file|replace_string_in_file|multi_replace_string_in_file|apply_patch|str_replace_based_edit_tool|str_replace_editor|edit_notebook_file)$/i;
 /** Tools that run a shell command. */
 const SHELL_TOOLS = /^(bash|shell|shell_command|exec_command|local_shell|local_shell_call|run_shell_command|run_in_terminal|container\.exec)$/i;
 /** A command that runs tests. */
-const TEST_COMMAND = /(^|[\s;&|(])((npm|pnpm|yarn|bun)\s+(run\s+)?test\b|npm\s+t\b|npx\s+(mocha|jest|vitest|playwright\s+test)\b|(mocha|jest|vitest|pytest|tox|rspec|phpunit)\b|go\s+test\b|cargo\s+(test|nextest)\b|dotnet\s+test\b|mvn\s+(\S+\s+)*test\b|gradle\w*\s+test\b|make\s+(test|check)\b|python3?\s+-m\s+(pytest|unittest)\b)/i;
+const TEST_COMMAND =
+  /(^|[\s;&|(])((npm|pnpm|yarn|bun)\s+(run\s+)?test\b|npm\s+t\b|npx\s+(mocha|jest|vitest|playwright\s+test)\b|(mocha|jest|vitest|pytest|tox|rspec|phpunit)\b|go\s+test\b|cargo\s+(test|nextest)\b|dotnet\s+test\b|mvn\s+(\S+\s+)*test\b|gradle\w*\s+test\b|make\s+(test|check)\b|python3?\s+-m\s+(pytest|unittest)\b)/i;
 const PATH_KEYS = ['file_path', 'filePath', 'path', 'absolute_path', 'notebook_path', 'target_file', 'file'];
 
 export interface CallArgs {
@@ -74,12 +76,15 @@ export function filesOf(call: { name: string; arguments: unknown }): string[] {
   if (!a || typeof a !== 'object' || Array.isArray(a)) return [];
   const o = a as Record<string, unknown>;
   for (const key of PATH_KEYS) if (typeof o[key] === 'string' && o[key] !== '') return [o[key] as string];
-  for (const key of ['input', 'patch', 'content']) if (typeof o[key] === 'string') {
-    const found = patchFiles(o[key] as string);
-    if (found.length > 0) return found;
-  }
+  for (const key of ['input', 'patch', 'content'])
+    if (typeof o[key] === 'string') {
+      const found = patchFiles(o[key] as string);
+      if (found.length > 0) return found;
+    }
   if (Array.isArray(o.edits)) {
-    return o.edits.flatMap((e) => (e && typeof e === 'object' && typeof (e as Record<string, unknown>).filePath === 'string' ? [(e as Record<string, unknown>).filePath as string] : []));
+    return o.edits.flatMap((e) =>
+      e && typeof e === 'object' && typeof (e as Record<string, unknown>).filePath === 'string' ? [(e as Record<string, unknown>).filePath as string] : [],
+    );
   }
   return [];
 }
@@ -154,10 +159,11 @@ export function buildDigest(input: DigestInput): DigestText {
   const title = truncateText(input.part === 0 ? titleBase : `${titleBase} (continued)`, 100);
 
   const files = new Map<string, number>();
-  for (const call of input.calls) for (const f of filesOf({ name: call.name, arguments: call.args })) {
-    const shown = short(displayPath(f, input.cwd), 200);
-    files.set(shown, (files.get(shown) ?? 0) + 1);
-  }
+  for (const call of input.calls)
+    for (const f of filesOf({ name: call.name, arguments: call.args })) {
+      const shown = short(displayPath(f, input.cwd), 200);
+      files.set(shown, (files.get(shown) ?? 0) + 1);
+    }
   const commands = input.calls.flatMap((call) => {
     const command = commandOf({ name: call.name, arguments: call.args });
     if (command === undefined) return [];
@@ -169,7 +175,9 @@ export function buildDigest(input: DigestInput): DigestText {
   for (const t of turns) addTokens(tokens, t.tokens);
 
   const lines: string[] = [];
-  lines.push(`Digest of a ${label} session${input.part > 0 ? ` (part ${input.part + 1}: the session was resumed)` : ''}, written by Agent Progress from its transcript${input.start ? `, ${input.start}` : ''}${input.end ? ` to ${input.end}` : ''}.`);
+  lines.push(
+    `Digest of a ${label} session${input.part > 0 ? ` (part ${input.part + 1}: the session was resumed)` : ''}, written by Agent Progress from its transcript${input.start ? `, ${input.start}` : ''}${input.end ? ` to ${input.end}` : ''}.`,
+  );
   lines.push('');
   lines.push(`**Asked:** ${short(firstAsk, 1500)}`);
   const later = input.prompts.slice(1);
@@ -200,7 +208,17 @@ export function buildDigest(input: DigestInput): DigestText {
   }
   if (grouped.size > MAX_COMMANDS) lines.push(`- … and ${grouped.size - MAX_COMMANDS} more`);
   const tests = commands.filter((c) => c.test);
-  lines.push('', `**Tests run (${tests.length}):** ${tests.length === 0 ? 'none' : tests.slice(0, 10).map((c) => `\`${c.command.replace(/`/g, "'")}\` ${c.failed ? 'failed' : 'passed'}`).join('; ')}`);
+  lines.push(
+    '',
+    `**Tests run (${tests.length}):** ${
+      tests.length === 0
+        ? 'none'
+        : tests
+            .slice(0, 10)
+            .map((c) => `\`${c.command.replace(/`/g, "'")}\` ${c.failed ? 'failed' : 'passed'}`)
+            .join('; ')
+    }`,
+  );
   lines.push('', `**Tool calls:** ${input.calls.length}, ${failedCalls} failed. **Tokens:** ${tokenLine(tokens)}.`);
   if (input.linked.length > 0) {
     lines.push('', `**Logged by the agent during this session (${input.linked.length}):**`);

@@ -8,15 +8,7 @@ import type { Logger } from '../log';
 import type { ProgressStore } from '../storage/store';
 import { fold } from '../text';
 import { parseInput, parseIsoDate } from '../validation';
-import {
-  getContextInput,
-  LIMITS,
-  logProgressInput,
-  searchLogsInput,
-  type GetContextOutput,
-  type LogProgressOutput,
-  type SearchLogsOutput,
-} from './schemas';
+import { getContextInput, LIMITS, logProgressInput, searchLogsInput, type GetContextOutput, type LogProgressOutput, type SearchLogsOutput } from './schemas';
 import type { SummaryProvider, Summariser } from './summariser';
 import type { DigestMark, EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
@@ -102,7 +94,15 @@ export class ProgressService {
     const input = parseInput(logProgressInput, raw);
     const createdAt = this.clock().toISOString();
     try {
-      await this.deps.store.insertEntry({ id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null });
+      await this.deps.store.insertEntry({
+        id,
+        projectId: input.projectId,
+        title: input.title,
+        content: input.content,
+        createdAt,
+        tags: normaliseTags(input.tags),
+        agentId: input.agentId?.trim() ? input.agentId : null,
+      });
     } catch (err) {
       if (err instanceof LedgerError && err.code === 'conflict') return false;
       throw err;
@@ -117,7 +117,15 @@ export class ProgressService {
   async logDigestOnce(raw: unknown, id: string, mark: DigestMark): Promise<LogProgressOutput | false> {
     const input = parseInput(logProgressInput, raw);
     const createdAt = this.clock().toISOString();
-    const entry = { id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId: input.agentId?.trim() ? input.agentId : null };
+    const entry = {
+      id,
+      projectId: input.projectId,
+      title: input.title,
+      content: input.content,
+      createdAt,
+      tags: normaliseTags(input.tags),
+      agentId: input.agentId?.trim() ? input.agentId : null,
+    };
     if (!(await this.deps.store.insertDigest(entry, mark))) return false;
     return { id, projectId: input.projectId, title: input.title, createdAt };
   }

@@ -33,9 +33,7 @@ export const logProgressInput = z
     content: requiredText('content', LIMITS.content).describe(
       'What was done and how: files changed, decisions, results, what is left. At most 10,000 characters; Markdown is fine.',
     ),
-    tags: labelList('tags', LIMITS.tags, LIMITS.tag)
-      .optional()
-      .describe('Optional tags for filtering later, e.g. ["auth", "refactor"]. At most 10, each at most 50 characters.'),
+    tags: labelList('tags', LIMITS.tags, LIMITS.tag).optional().describe('Optional tags for filtering later, e.g. ["auth", "refactor"]. At most 10, each at most 50 characters.'),
     agentId: optionalText('agentId', LIMITS.agentId, { identifier: true }).describe(
       'Optional name of the agent logging this, e.g. "copilot" or "claude-code". At most 100 characters.',
     ),
@@ -71,7 +69,9 @@ export const getContextOutput = z.object({
   summarySource: z
     .enum(summarySources)
     .optional()
-    .describe('Who wrote the summary: the client model (sampling), an OpenAI-compatible endpoint, the editor\'s language model, or an extract of the content (fallback, not cached)'),
+    .describe(
+      "Who wrote the summary: the client model (sampling), an OpenAI-compatible endpoint, the editor's language model, or an extract of the content (fallback, not cached)",
+    ),
 });
 
 export const searchLogsInput = z

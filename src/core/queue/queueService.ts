@@ -211,7 +211,15 @@ export class QueueService {
         errors.push({ index, message: err.message });
       }
     }
-    const outcomes: AddOutcome[] = rows.length > 0 ? await this.deps.store.addTasks(projectId, rows.map((r) => r.task), this.now(), actor) : [];
+    const outcomes: AddOutcome[] =
+      rows.length > 0
+        ? await this.deps.store.addTasks(
+            projectId,
+            rows.map((r) => r.task),
+            this.now(),
+            actor,
+          )
+        : [];
     const result: BulkResult = { tasksCreated: 0, duplicatesIgnored: 0, errors, createdTasks: [] };
     outcomes.forEach((outcome, i) => {
       const index = rows[i]!.index;
@@ -261,7 +269,8 @@ export class QueueService {
     const project = input.apiKey !== undefined ? await this.requireProject(projectId) : await this.requireOpenProject(projectId, 'agents');
     const at = this.now();
     if (input.apiKey !== undefined) {
-      const auth = input.agentName !== undefined ? await this.deps.store.agentAuth(project.id, input.agentName) : await this.deps.store.agentByKeyHash(project.id, hashApiKey(input.apiKey));
+      const auth =
+        input.agentName !== undefined ? await this.deps.store.agentAuth(project.id, input.agentName) : await this.deps.store.agentByKeyHash(project.id, hashApiKey(input.apiKey));
       if (!auth || !apiKeyMatches(input.apiKey, auth.keyHash)) throw this.badKey(project.id, input.agentName);
       const agent = await this.deps.store.bindAgentSession(project.id, auth.name, session.id, at, true);
       await this.bind(session, project.id, auth.name);
@@ -294,7 +303,13 @@ export class QueueService {
   async requestTask(
     raw: unknown,
     session: QueueSession,
-  ): Promise<{ task: Task | undefined; alreadyAssigned: boolean; reason: 'assigned' | 'current' | 'empty' | 'closed'; counts?: { running: number; queued: number }; retryAt?: string }> {
+  ): Promise<{
+    task: Task | undefined;
+    alreadyAssigned: boolean;
+    reason: 'assigned' | 'current' | 'empty' | 'closed';
+    counts?: { running: number; queued: number };
+    retryAt?: string;
+  }> {
     const input = parseInput(agentInput, raw);
     const me = await this.authenticate(session, input);
     const outcome = await this.deps.store.requestTask(me.projectId, me.name, this.now());
@@ -328,7 +343,12 @@ export class QueueService {
     const me = await this.authenticate(session, input, input.taskId);
     const out = await this.deps.store.failTask(input.taskId, me.name, input.explanation, input.canRetry ?? true, this.now());
     await me.bind();
-    this.deps.logger.info(out.requeued ? 'task failed, requeued' : 'task failed', { project_id: me.projectId, agent_id: me.name, task_id: out.task.id, retry_count: out.task.retryCount });
+    this.deps.logger.info(out.requeued ? 'task failed, requeued' : 'task failed', {
+      project_id: me.projectId,
+      agent_id: me.name,
+      task_id: out.task.id,
+      retry_count: out.task.retryCount,
+    });
     return out;
   }
 
@@ -437,10 +457,7 @@ export class QueueService {
     const rows = await this.deps.store.countsByStatus();
     const projects = await this.deps.store.listProjects(true);
     const label = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-    const lines = [
-      '# HELP agent_progress_tasks Tasks by project and status.',
-      '# TYPE agent_progress_tasks gauge',
-    ];
+    const lines = ['# HELP agent_progress_tasks Tasks by project and status.', '# TYPE agent_progress_tasks gauge'];
     const statuses: TaskStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
     for (const p of projects) {
       for (const s of statuses) {
@@ -574,7 +591,10 @@ export class QueueService {
   private assertOperator(session: QueueSession | undefined, what: string): void {
     const agent = session?.agent;
     if (!agent) return;
-    throw new LedgerError('permission_denied', `This session is agent ${agent.name}; agents cannot ${what}. Ask the person running the queue, or use a session that is not registered as an agent.`);
+    throw new LedgerError(
+      'permission_denied',
+      `This session is agent ${agent.name}; agents cannot ${what}. Ask the person running the queue, or use a session that is not registered as an agent.`,
+    );
   }
 
   /**
@@ -592,7 +612,8 @@ export class QueueService {
     if (projectId === undefined) throw invalidArgument('projectId is required: pass it, or call join_project or register_agent first');
     this.assertScope(session, projectId, input.apiKey !== undefined);
     if (input.apiKey !== undefined) {
-      const auth = input.agentName !== undefined ? await this.deps.store.agentAuth(projectId, input.agentName) : await this.deps.store.agentByKeyHash(projectId, hashApiKey(input.apiKey));
+      const auth =
+        input.agentName !== undefined ? await this.deps.store.agentAuth(projectId, input.agentName) : await this.deps.store.agentByKeyHash(projectId, hashApiKey(input.apiKey));
       if (!auth || !apiKeyMatches(input.apiKey, auth.keyHash)) throw this.badKey(projectId, input.agentName);
       const pid = projectId;
       return {

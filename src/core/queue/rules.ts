@@ -34,7 +34,13 @@ export function variablesProblem(typeName: string, declared: readonly string[], 
 /** Canonical JSON of variables (keys sorted), the identity used for duplicate handling. */
 export function variablesKey(values: Record<string, string> | undefined): string | null {
   if (!values || Object.keys(values).length === 0) return null;
-  return JSON.stringify(Object.fromEntries(Object.keys(values).sort().map((k) => [k, values[k]])));
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.keys(values)
+        .sort()
+        .map((k) => [k, values[k]]),
+    ),
+  );
 }
 
 export function addMinutes(iso: string, minutes: number): string {
@@ -72,7 +78,9 @@ export function validateTemplate(template: string, variables: readonly string[] 
   if (bad.length > 0) throw invalidArgument(`variables must be names of letters, digits, _ . or - (got ${bad.map((v) => JSON.stringify(v)).join(', ')})`);
   const undeclared = used.filter((v) => !variables.includes(v));
   if (undeclared.length > 0) {
-    throw invalidArgument(`The template uses ${undeclared.map((v) => `{{${v}}}`).join(', ')}, which variables does not list; add them to variables or leave variables out to take them from the template`);
+    throw invalidArgument(
+      `The template uses ${undeclared.map((v) => `{{${v}}}`).join(', ')}, which variables does not list; add them to variables or leave variables out to take them from the template`,
+    );
   }
   return [...new Set(variables)];
 }

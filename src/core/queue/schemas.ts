@@ -27,14 +27,11 @@ export const QUEUE_LIMITS = {
 
 const projectId = () => requiredText('projectId', QUEUE_LIMITS.name, { identifier: true }).describe('Project id.');
 // A session's project is the one it joined (join_project) or registered in (register_agent).
-const optionalProjectId = () =>
-  optionalText('projectId', QUEUE_LIMITS.name, { identifier: true }).describe("Default: this session's project.");
+const optionalProjectId = () => optionalText('projectId', QUEUE_LIMITS.name, { identifier: true }).describe("Default: this session's project.");
 const taskId = () => requiredText('taskId', QUEUE_LIMITS.id, { identifier: true }).describe('Task id.');
 const agentName = () => optionalText('agentName', QUEUE_LIMITS.name, { identifier: true }).describe('Default: the agent this session registered as.');
-const apiKey = () =>
-  optionalText('apiKey', QUEUE_LIMITS.apiKey, { identifier: true }).describe('Your key from register_agent, once per session.');
-const leaseMinutes = (name: string) =>
-  boundedNumber(name, QUEUE_LIMITS.leaseMinutes.min, QUEUE_LIMITS.leaseMinutes.max, 'minutes').describe('Minutes; fractions allowed.');
+const apiKey = () => optionalText('apiKey', QUEUE_LIMITS.apiKey, { identifier: true }).describe('Your key from register_agent, once per session.');
+const leaseMinutes = (name: string) => boundedNumber(name, QUEUE_LIMITS.leaseMinutes.min, QUEUE_LIMITS.leaseMinutes.max, 'minutes').describe('Minutes; fractions allowed.');
 const maxRetries = (name: string) => boundedInt(name, 0, QUEUE_LIMITS.maxRetries).describe('Requeues after a failure or timeout before failing.');
 const variables = () =>
   stringMap('variables', { maxKeys: QUEUE_LIMITS.variables, maxValue: QUEUE_LIMITS.variableValue, keyPattern: VARIABLE_NAME }).describe(

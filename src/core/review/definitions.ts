@@ -83,7 +83,10 @@ export function parseDefinition(source: string, content: string): ReviewDefiniti
   if (!NAME_PATTERN.test(name)) problems.push({ path: '', message: `the file name "${name}" must be letters, digits, . _ or - (it names the definition)` });
   const root = located.value;
   if (!isObject(root)) {
-    throw invalidArgument(`${source} line ${lineOf(located, '')}: a review definition must be an object with "agents" (and optionally title, description, phases, context)`, { file: source, line: lineOf(located, '') });
+    throw invalidArgument(`${source} line ${lineOf(located, '')}: a review definition must be an object with "agents" (and optionally title, description, phases, context)`, {
+      file: source,
+      line: lineOf(located, ''),
+    });
   }
   unknownFields(root, '', ['title', 'description', 'agents', 'phases', 'context'], problems);
   const title = text(root.title, 'title', DEFINITION_LIMITS.title, problems);
@@ -146,7 +149,13 @@ export function parseDefinition(source: string, content: string): ReviewDefiniti
   if (problems.length > 0) {
     const first = problems[0]!;
     const line = lineOf(located, first.path);
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}: ${problems.slice(1, 4).map((pr) => `line ${lineOf(located, pr.path)}: ${pr.message}`).join('; ')})` : '';
+    const more =
+      problems.length > 1
+        ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}: ${problems
+            .slice(1, 4)
+            .map((pr) => `line ${lineOf(located, pr.path)}: ${pr.message}`)
+            .join('; ')})`
+        : '';
     throw invalidArgument(`${source} line ${line}: ${first.message}${more}`, { file: source, line, field: first.path || null });
   }
   return { name, title, description, agents, phases, context, source: source.split(path.sep).join('/') };
@@ -212,7 +221,9 @@ export function loadDefinition(workspace: string, name: string | undefined): Rev
   const names = files.map((f) => path.basename(f, path.extname(f)));
   const where = `${DEFINITIONS_DIR.split(path.sep).join('/')}/ in ${workspace}`;
   if (files.length === 0) {
-    throw notFound(`No review definitions in ${where}. Create one (for example ${DEFINITIONS_DIR.split(path.sep).join('/')}/default.yaml with an "agents" list; see the README's "Review definitions").`);
+    throw notFound(
+      `No review definitions in ${where}. Create one (for example ${DEFINITIONS_DIR.split(path.sep).join('/')}/default.yaml with an "agents" list; see the README's "Review definitions").`,
+    );
   }
   let chosen: string | undefined;
   if (name !== undefined) {

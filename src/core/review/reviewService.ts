@@ -24,7 +24,17 @@ import {
   type SetPhaseOutput,
   type ThreadOut,
 } from './schemas';
-import { isFinalPhase, type ActionStatus, type ReviewAction, type ReviewAgent, type ReviewContext, type ReviewRun, type ReviewState, type ReviewThread, type ThreadStatus } from './types';
+import {
+  isFinalPhase,
+  type ActionStatus,
+  type ReviewAction,
+  type ReviewAgent,
+  type ReviewContext,
+  type ReviewRun,
+  type ReviewState,
+  type ReviewThread,
+  type ThreadStatus,
+} from './types';
 
 export const newReviewId: () => string = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);
 
@@ -128,7 +138,10 @@ export type GetWorkflowWithNotes = GetWorkflowOutput & { other_running: string[]
 
 /** A workspace-relative path with forward slashes; refuses absolute paths and '..'. */
 export function normaliseFile(file: string): string {
-  const p = file.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const p = file
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '');
   if (p === '' || p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.split('/').includes('..')) {
     throw invalidArgument(`file must be a path from the workspace root without '..', such as "src/app.ts" (got ${JSON.stringify(file.slice(0, 80))})`);
   }
@@ -220,7 +233,11 @@ export class ReviewService {
 
   /** The latest runs of every project (or one), newest first. */
   listRuns(options: { projectId?: string; active?: boolean; limit?: number } = {}): Promise<ReviewRun[]> {
-    return this.deps.store.listRuns({ ...(options.projectId !== undefined ? { projectId: options.projectId } : {}), ...(options.active ? { active: true } : {}), limit: options.limit ?? 20 });
+    return this.deps.store.listRuns({
+      ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
+      ...(options.active ? { active: true } : {}),
+      limit: options.limit ?? 20,
+    });
   }
 
   // ---------- tools ----------
@@ -303,14 +320,22 @@ export class ReviewService {
     const force = args.force === true;
     if (args.phase !== run.phase && !force) {
       if (isFinalPhase(run.phase)) {
-        throw new LedgerError('conflict', `Review ${run.id} is already ${run.phase}; pass force: true to reopen it, or call get_workflow with new_run: true to start another review.`, {
-          details: { phase: run.phase },
-        });
+        throw new LedgerError(
+          'conflict',
+          `Review ${run.id} is already ${run.phase}; pass force: true to reopen it, or call get_workflow with new_run: true to start another review.`,
+          {
+            details: { phase: run.phase },
+          },
+        );
       }
       if (args.phase !== 'failed' && to < from) {
-        throw new LedgerError('conflict', `Cannot move review ${run.id} back from ${run.phase} to ${args.phase}: phases only move forward (${phases.join(' → ')}). Pass force: true if that is really meant.`, {
-          details: { phase: run.phase, requested: args.phase },
-        });
+        throw new LedgerError(
+          'conflict',
+          `Cannot move review ${run.id} back from ${run.phase} to ${args.phase}: phases only move forward (${phases.join(' → ')}). Pass force: true if that is really meant.`,
+          {
+            details: { phase: run.phase, requested: args.phase },
+          },
+        );
       }
     }
     if (args.phase === run.phase) {
@@ -318,7 +343,15 @@ export class ReviewService {
     }
     const backwards = (to < from && args.phase !== 'failed') || isFinalPhase(run.phase);
     const at = this.now();
-    const updated = await this.deps.store.setPhase({ runId: run.id, from: run.phase, to: args.phase, at, forced: force && backwards, note: args.note ?? null, eventId: this.newId() });
+    const updated = await this.deps.store.setPhase({
+      runId: run.id,
+      from: run.phase,
+      to: args.phase,
+      at,
+      forced: force && backwards,
+      note: args.note ?? null,
+      eventId: this.newId(),
+    });
     return { review_id: run.id, previous_phase: run.phase, phase: updated.phase, forced: force && backwards, changed_at: at };
   }
 
@@ -373,7 +406,19 @@ export class ReviewService {
       createdBy: by,
       threadId,
       ...(args.kind === 'open_thread'
-        ? { thread: { id: threadId!, runId: run.id, file: file!, line: args.line!, endLine: args.end_line ?? null, createdAt: at, createdBy: by, actionId: id, comment: { id: this.newId(), body: args.text } } }
+        ? {
+            thread: {
+              id: threadId!,
+              runId: run.id,
+              file: file!,
+              line: args.line!,
+              endLine: args.end_line ?? null,
+              createdAt: at,
+              createdBy: by,
+              actionId: id,
+              comment: { id: this.newId(), body: args.text },
+            },
+          }
         : {}),
     });
     return { review_id: run.id, action: actionOut((await this.deps.store.getAction(id))!) };
@@ -453,7 +498,15 @@ export class ReviewService {
 
 /** The status document of a run (or of none), for the status file and the CLI. */
 export function statusDocument(state: ReviewState | undefined, now: Date): ReviewStatusDocument {
-  if (!state) return { format: 'agent-progress.review-status/1', updated_at: now.toISOString(), review: null, agents: [], actions: { pending: 0, approved: 0, dismissed: 0 }, threads: { open: 0, resolved: 0 } };
+  if (!state)
+    return {
+      format: 'agent-progress.review-status/1',
+      updated_at: now.toISOString(),
+      review: null,
+      agents: [],
+      actions: { pending: 0, approved: 0, dismissed: 0 },
+      threads: { open: 0, resolved: 0 },
+    };
   const { run } = state;
   const count = <T>(list: T[], f: (t: T) => boolean) => list.filter(f).length;
   return {

@@ -10,7 +10,9 @@ export const REVIEW_LIMITS = { id: 100, name: 100, phase: 100, summary: 4_000, t
 const L = REVIEW_LIMITS;
 
 const reviewId = () =>
-  optionalText('review_id', L.id, { identifier: true }).describe('The review to act on, as get_workflow returned it; default: the review running in this project (required when several run).');
+  optionalText('review_id', L.id, { identifier: true }).describe(
+    'The review to act on, as get_workflow returned it; default: the review running in this project (required when several run).',
+  );
 
 export const getWorkflowInput = z
   .object({
@@ -19,8 +21,10 @@ export const getWorkflowInput = z
       'Definition to start a review from: a file name (without extension) in .agent-progress/reviews/; default: the only one, or "default".',
     ),
     new_run: flag('new_run').describe('true: start a new review, even when one of the same merge request, branch or workflow exists.'),
-    branch: optionalText('branch', L.context).describe('Branch under review: returns that branch\'s review, or starts one (overriding the definition\'s branch).'),
-    merge_request: optionalText('merge_request', L.context).describe('Merge or pull request under review (e.g. "!4748"): returns that one\'s review, or starts one; never another\'s.'),
+    branch: optionalText('branch', L.context).describe("Branch under review: returns that branch's review, or starts one (overriding the definition's branch)."),
+    merge_request: optionalText('merge_request', L.context).describe(
+      'Merge or pull request under review (e.g. "!4748"): returns that one\'s review, or starts one; never another\'s.',
+    ),
     notes: optionalText('notes', L.notes).describe('Free-text context for the agents, when starting a review.'),
   })
   .strict();

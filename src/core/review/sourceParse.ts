@@ -201,7 +201,11 @@ export function parseYamlLocated(text: string): Located {
       if (!t.endsWith("'") || t.length < 2) throw new SourceError(no, 'unterminated single-quoted string');
       return t.slice(1, -1).replace(/''/g, "'");
     }
-    if (/^[&*!{|>%@`]/.test(t)) throw new SourceError(no, `unsupported YAML (${JSON.stringify(t.slice(0, 20))}): anchors, aliases, tags and flow mappings are not read here; write plain values or use a .json file`);
+    if (/^[&*!{|>%@`]/.test(t))
+      throw new SourceError(
+        no,
+        `unsupported YAML (${JSON.stringify(t.slice(0, 20))}): anchors, aliases, tags and flow mappings are not read here; write plain values or use a .json file`,
+      );
     if (t.startsWith('[')) return flowList(t, no);
     return t;
   };

@@ -50,7 +50,10 @@ async function open(location: string, role: 'source' | 'target', logger: Logger 
   if (isPostgresUrl(location)) return openLedger({ file: '', databaseUrl: location, ...(logger ? { logger } : {}) });
   // The embedded engine writes its snapshot file lazily: a young ledger may be only its journal.
   if (role === 'source' && !fs.existsSync(location) && !fs.existsSync(`${location}.journal`)) {
-    throw new LedgerError('not_found', `No ledger file at ${location}: give the path of an existing ledger file (the VS Code extension keeps its ledger in the workspace storage folder).`);
+    throw new LedgerError(
+      'not_found',
+      `No ledger file at ${location}: give the path of an existing ledger file (the VS Code extension keeps its ledger in the workspace storage folder).`,
+    );
   }
   return openLedger({ file: location, ...(logger ? { logger } : {}) });
 }
@@ -84,7 +87,13 @@ export async function copyLedger(options: CopyLedgerOptions): Promise<CopyLedger
     const imported = await target.transfer.importData(data);
     await target.settle();
     const after = await countAll(target);
-    const counts: CollectionCount[] = COLLECTION_NAMES.map((n) => ({ collection: n, source: data[n]?.length ?? 0, before: before[n], copied: imported.imported[n], after: after[n] }));
+    const counts: CollectionCount[] = COLLECTION_NAMES.map((n) => ({
+      collection: n,
+      source: data[n]?.length ?? 0,
+      before: before[n],
+      copied: imported.imported[n],
+      after: after[n],
+    }));
     const wrong = counts.filter((c) => c.copied !== c.source - imported.merged[c.collection] || c.after !== c.before + c.copied);
     if (wrong.length > 0) {
       throw new LedgerError(

@@ -61,7 +61,11 @@ export class FileLock {
       fd = fs.openSync(this.lockPath, 'wx', FILE_MODE);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw new LedgerError('unavailable', `Cannot create the ledger lock ${this.lockPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check that its folder is writable.`, { retryable: true });
+      throw new LedgerError(
+        'unavailable',
+        `Cannot create the ledger lock ${this.lockPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check that its folder is writable.`,
+        { retryable: true },
+      );
     }
     try {
       const owner: Owner = { pid: process.pid, host: this.host, at: Date.now(), token };
@@ -164,9 +168,7 @@ export class FileLock {
       const same = now !== undefined && (now === 'empty' ? seen === 'empty' : seen !== 'empty' && now.token === seen.token);
       if (same && this.isStale(now, this.lockPath)) {
         fs.unlinkSync(this.lockPath);
-        this.logger.warn(
-          `Broke a stale ledger lock left by ${seen === 'empty' ? 'a process that died while taking it' : `pid ${seen.pid} on ${seen.host}`}`,
-        );
+        this.logger.warn(`Broke a stale ledger lock left by ${seen === 'empty' ? 'a process that died while taking it' : `pid ${seen.pid} on ${seen.host}`}`);
       }
     } catch {
       // the lock vanished on its own

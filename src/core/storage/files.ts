@@ -75,5 +75,8 @@ export function renameWithRetrySync(from: string, to: string): void {
 }
 
 export function timestampForFileName(date = new Date()): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }

@@ -12,7 +12,9 @@ export function recoveryLines(result: TailRecovery): string[] {
       continue;
     }
     const writes = (n: number): string => `${n} ${n === 1 ? 'write' : 'writes'}`;
-    lines.push(`Recovered ${writes(f.applied)} of ${f.records} intact in ${f.file} (${f.damagedBytes} damaged ${f.damagedBytes === 1 ? 'byte' : 'bytes'} skipped); kept as ${f.keptAs}.`);
+    lines.push(
+      `Recovered ${writes(f.applied)} of ${f.records} intact in ${f.file} (${f.damagedBytes} damaged ${f.damagedBytes === 1 ? 'byte' : 'bytes'} skipped); kept as ${f.keptAs}.`,
+    );
     for (const s of f.skipped) lines.push(`  skipped the write of ${s.time}: ${s.reason}`);
   }
   return lines;

@@ -41,8 +41,7 @@ export interface NewTrackedTask {
   eventId: string;
 }
 
-export type NewEvent = Pick<WorkflowEvent, 'id' | 'taskId' | 'createdAt' | 'review'> &
-  ({ kind: 'decision' | 'issue' | 'milestone'; data: WorkflowEvent['data'] });
+export type NewEvent = Pick<WorkflowEvent, 'id' | 'taskId' | 'createdAt' | 'review'> & { kind: 'decision' | 'issue' | 'milestone'; data: WorkflowEvent['data'] };
 
 export interface TaskCompletion {
   taskId: string;

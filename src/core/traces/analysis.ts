@@ -148,8 +148,10 @@ export function analyse(b: SessionBuilder): Analysis {
   }
 
   const breakdown: Analysis['breakdown'] = [];
-  if (failurePoints > 0) breakdown.push({ lens: 'Failures', points: failurePoints, reason: `${plural(b.failedCalls, 'failed tool call')} (${SCORING.failedCall} each, at most ${SCORING.failedCap})` });
-  if (exitPoints > 0) breakdown.push({ lens: 'Failures', points: exitPoints, reason: `${plural(nonZero.length, 'non-zero exit')} (${SCORING.nonZeroExit} each, at most ${SCORING.nonZeroExitCap})` });
+  if (failurePoints > 0)
+    breakdown.push({ lens: 'Failures', points: failurePoints, reason: `${plural(b.failedCalls, 'failed tool call')} (${SCORING.failedCall} each, at most ${SCORING.failedCap})` });
+  if (exitPoints > 0)
+    breakdown.push({ lens: 'Failures', points: exitPoints, reason: `${plural(nonZero.length, 'non-zero exit')} (${SCORING.nonZeroExit} each, at most ${SCORING.nonZeroExitCap})` });
   if (loopPoints > 0) breakdown.push({ lens: 'Loops', points: loopPoints, reason: `${plural(loops.length, 'loop')} (${SCORING.loop} each, at most ${SCORING.loopCap})` });
   if (tokenPoints > 0) breakdown.push({ lens: 'TokenUsage', points: tokenPoints, reason: `one turn used over ${SCORING.heavyTurnShare * 100}% of the tokens` });
   const score = Math.max(0, 100 - failurePoints - exitPoints - loopPoints - tokenPoints);

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import { TraceError } from './errors';
 
 export function fingerprint(query: Record<string, unknown>): string {
-  const keys = Object.keys(query).filter((k) => query[k] !== undefined).sort();
+  const keys = Object.keys(query)
+    .filter((k) => query[k] !== undefined)
+    .sort();
   return createHash('sha1')
     .update(JSON.stringify(keys.map((k) => [k, query[k]])))
     .digest('base64url')
@@ -21,9 +23,13 @@ export function encodeCursor(kind: string, query: string, position: Record<strin
 /** The position inside a cursor made by encodeCursor for the same kind and query. */
 export function decodeCursor(kind: string, query: string, cursor: string): Record<string, unknown> {
   const invalid = (why: string): TraceError =>
-    new TraceError('invalid_cursor', `Invalid cursor: ${why}. Pass next_cursor exactly as the previous page returned it, with the same other arguments, or omit cursor to start over.`, {
-      cursor: cursor.length > 80 ? `${cursor.slice(0, 80)}…` : cursor,
-    });
+    new TraceError(
+      'invalid_cursor',
+      `Invalid cursor: ${why}. Pass next_cursor exactly as the previous page returned it, with the same other arguments, or omit cursor to start over.`,
+      {
+        cursor: cursor.length > 80 ? `${cursor.slice(0, 80)}…` : cursor,
+      },
+    );
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('it is not one this server made');
   let parsed: unknown;
   try {

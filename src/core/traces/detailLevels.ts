@@ -6,11 +6,7 @@ import type { StepInfo, ToolCallInfo, TurnInfo } from './builder';
 import { decodeCursor, encodeCursor, fingerprint } from './cursor';
 import { BUDGETS, durationSeconds, parseTraceInput, textOf, tokensOut, withSize, type TraceContext } from './pages';
 import { redactText, redactValue } from './redact';
-import {
-  getSessionDetailsInput,
-  type DetailLevel,
-  type GetSessionDetailsOutput,
-} from './schemas';
+import { getSessionDetailsInput, type DetailLevel, type GetSessionDetailsOutput } from './schemas';
 import type { IndexedSession } from './traceIndex';
 
 /** Texts at the steps level are cut to this many characters. */
@@ -110,13 +106,17 @@ async function summary(
         used += cost;
         out.ledger.push(item);
       }
-      if (out.ledger.length < all.length) notes.push(`${out.ledger.length} of ${all.length}${all.length >= 20 ? '+' : ''} ledger records shown; the progress tools (search_logs) list them all.`);
+      if (out.ledger.length < all.length)
+        notes.push(`${out.ledger.length} of ${all.length}${all.length >= 20 ? '+' : ''} ledger records shown; the progress tools (search_logs) list them all.`);
     }
   }
   // Sub-agents before the turns, on as many pages as they need, leaving room for a few turns.
   let childCursor: string | null = null;
   if (turnFrom === 0) {
-    const kids = s.children.map((id) => ctx.index.get(id)).filter((c): c is IndexedSession => c !== undefined).slice(childFrom);
+    const kids = s.children
+      .map((id) => ctx.index.get(id))
+      .filter((c): c is IndexedSession => c !== undefined)
+      .slice(childFrom);
     if (kids.length > 0) out.children = [];
     for (const c of kids) {
       const { parent_id: _p, snippet: _s, models: _m, git_branch: _g, project_path: _pp, project_hash: _ph, provider: _pr, ...rest } = ctx.listing(c);
@@ -235,8 +235,21 @@ async function stepsLevel(
   const budget = level === 'steps' ? BUDGETS.steps : BUDGETS.full;
   const cut = (v: unknown): unknown => (limit === Number.POSITIVE_INFINITY ? redactValue(v) : clipDeep(redactValue(v), limit));
   const cutText = (v: string): string => (limit === Number.POSITIVE_INFINITY ? redactText(v) : clip(redactText(v), limit));
-  type ToolOut = { event_index: number; call: { name: string; arguments: unknown }; result: { event_index: number; content: unknown; is_error: boolean; status: string; exit_code?: number } | null };
-  type StepOut = { step_index: number; timestamp: string | null; first_event_index: number; reasoning: { text: string } | null; messages: string[]; tools: ToolOut[]; notes: string[]; tokens: { input: number; output: number } };
+  type ToolOut = {
+    event_index: number;
+    call: { name: string; arguments: unknown };
+    result: { event_index: number; content: unknown; is_error: boolean; status: string; exit_code?: number } | null;
+  };
+  type StepOut = {
+    step_index: number;
+    timestamp: string | null;
+    first_event_index: number;
+    reasoning: { text: string } | null;
+    messages: string[];
+    tools: ToolOut[];
+    notes: string[];
+    tokens: { input: number; output: number };
+  };
   type TurnOut = { turn_index: number; timestamp: string | null; user_message: string | null; steps: StepOut[]; notes: string[] };
   const out: GetSessionDetailsOutput = { ...head, turns: [], next_cursor: null, hint: '' };
   let used = costOf(out) + 800;

@@ -34,13 +34,22 @@ export async function getEventDetails(ctx: TraceContext, raw: unknown): Promise<
     });
   }
   const ev = await findEvent(ctx.index, s, input.event_index);
-  if (!ev) throw new TraceError('invalid_event_index', `Event ${input.event_index} of session ${s.id} is no longer in its transcript (the file changed); list the session again.`, { session_id: s.id, requested_index: input.event_index, max_index: count - 1 }, true);
+  if (!ev)
+    throw new TraceError(
+      'invalid_event_index',
+      `Event ${input.event_index} of session ${s.id} is no longer in its transcript (the file changed); list the session again.`,
+      { session_id: s.id, requested_index: input.event_index, max_index: count - 1 },
+      true,
+    );
   const payload = redactValue(ev.payload) as unknown;
   const base = { session_id: s.id, event_index: ev.index, timestamp: ev.timestamp, event_type: ev.type, turn_index: ev.turn, step_index: ev.step };
   const query = fingerprint({ id: s.id, e: ev.index });
   if (input.cursor) return eventChunk(base, payload, decodeCursor('get_event_details', query, input.cursor), query);
   const cutPayload = structuredClone(payload);
-  const truncated = shrinkToFit(cutPayload, BUDGETS.details - costOf({ ...base, next_cursor: 'x'.repeat(400), hint: 'x'.repeat(500), truncated: [{ path: 'x'.repeat(40), shown: 0, total: 0 }] }));
+  const truncated = shrinkToFit(
+    cutPayload,
+    BUDGETS.details - costOf({ ...base, next_cursor: 'x'.repeat(400), hint: 'x'.repeat(500), truncated: [{ path: 'x'.repeat(40), shown: 0, total: 0 }] }),
+  );
   if (truncated.length === 0) {
     return withSize({ ...base, payload, next_cursor: null, hint: 'This is the whole event. Use search_event_previews to find related events.' });
   }
@@ -55,19 +64,17 @@ export async function getEventDetails(ctx: TraceContext, raw: unknown): Promise<
 }
 
 /** The next part of a payload's cut texts: the cursor lists the cut fields and where to go on. */
-function eventChunk(
-  base: Omit<GetEventDetailsOutput, 'next_cursor' | 'hint'>,
-  payload: unknown,
-  pos: Record<string, unknown>,
-  query: string,
-): GetEventDetailsOutput {
+function eventChunk(base: Omit<GetEventDetailsOutput, 'next_cursor' | 'hint'>, payload: unknown, pos: Record<string, unknown>, query: string): GetEventDetailsOutput {
   const fields = Array.isArray(pos.f) ? (pos.f as unknown[]).filter((f): f is [string, number] => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'number') : [];
   const i = typeof pos.i === 'number' ? pos.i : -1;
   const offset = typeof pos.o === 'number' ? pos.o : -1;
   const field = fields[i];
   const original = field ? getAt(payload, field[0]) : undefined;
   if (!field || typeof original !== 'string' || offset < 0 || offset > original.length) {
-    throw new TraceError('invalid_cursor', 'Invalid cursor: it does not point into this event\'s payload. Omit cursor to read the event again.', { session_id: base.session_id, event_index: base.event_index });
+    throw new TraceError('invalid_cursor', "Invalid cursor: it does not point into this event's payload. Omit cursor to read the event again.", {
+      session_id: base.session_id,
+      event_index: base.event_index,
+    });
   }
   const room = BUDGETS.details - 2_500;
   let end = Math.min(original.length, offset + Math.floor(room / 2));

@@ -68,7 +68,10 @@ export function resolveTraceHomes(options: ResolveHomesOptions = {}): TraceHomes
     gemini: pick('gemini', fakeHome ? undefined : list(env.GEMINI_CLI_HOME, home)?.map((h) => path.join(h, '.gemini')), [path.join(home, '.gemini')]),
     vscode_copilot: pick('vscode_copilot', undefined, vscodeDefaults(home, options.platform ?? process.platform, env, fakeHome)),
   };
-  const only = env[TRACE_ENV.providers]?.split(',').map((p) => p.trim()).filter(Boolean);
+  const only = env[TRACE_ENV.providers]
+    ?.split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (only && only.length > 0) for (const p of PROVIDERS) if (!only.includes(p)) homes[p] = [];
   return homes;
 }

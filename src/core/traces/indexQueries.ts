@@ -9,13 +9,7 @@ import { decodeCursor, encodeCursor, fingerprint } from './cursor';
 import { TraceError } from './errors';
 import { BUDGETS, durationSeconds, parseTraceInput, withSize, type SessionOverview, type TraceContext } from './pages';
 import { redactText } from './redact';
-import {
-  getProjectInfoInput,
-  listSessionsInput,
-  type GetProjectInfoOutput,
-  type ListSessionsOutput,
-  type SessionListing,
-} from './schemas';
+import { getProjectInfoInput, listSessionsInput, type GetProjectInfoOutput, type ListSessionsOutput, type SessionListing } from './schemas';
 import { compareSessions, type IndexedSession } from './traceIndex';
 
 export function listingOf(ctx: TraceContext, s: IndexedSession): SessionOverview {
@@ -47,7 +41,8 @@ export function listingOf(ctx: TraceContext, s: IndexedSession): SessionOverview
 export async function listSessions(ctx: TraceContext, raw: unknown): Promise<ListSessionsOutput> {
   const input = parseTraceInput(listSessionsInput, raw);
   const hash = input.project_hash?.trim().toLowerCase() || undefined;
-  if (hash !== undefined && !/^[0-9a-f]{4,64}$/.test(hash)) throw new TraceError('invalid_parameter', 'project_hash must be 4 to 64 hexadecimal characters, as get_project_info reports it', { project_hash: input.project_hash });
+  if (hash !== undefined && !/^[0-9a-f]{4,64}$/.test(hash))
+    throw new TraceError('invalid_parameter', 'project_hash must be 4 to 64 hexadecimal characters, as get_project_info reports it', { project_hash: input.project_hash });
   const since = input.since ? parseIsoDate(input.since) : undefined;
   const untilParsed = input.until ? parseIsoDate(input.until) : undefined;
   const until = untilParsed ? (untilParsed.dateOnly ? new Date(Date.parse(untilParsed.iso) + 86_400_000 - 1).toISOString() : untilParsed.iso) : undefined;
@@ -76,13 +71,17 @@ export async function listSessions(ctx: TraceContext, raw: unknown): Promise<Lis
   const hasMore = matching.length > sessions.length;
   const last = sessions.at(-1);
   const next = hasMore && last ? encodeCursor('list_sessions', query, { s: last.start_time, i: last.id }) : null;
-  let hint = sessions.length === 0 ? 'No sessions match. Use get_project_info to see the indexed projects, or drop filters.' : 'Use get_session_details(session_id, detail_level=\'summary\') for a session\'s turns, analyze_session for its health.';
+  let hint =
+    sessions.length === 0
+      ? 'No sessions match. Use get_project_info to see the indexed projects, or drop filters.'
+      : "Use get_session_details(session_id, detail_level='summary') for a session's turns, analyze_session for its health.";
   if (next) hint += ' More sessions: call again with cursor=next_cursor.';
   return withSize({ sessions, total_in_page: sessions.length, has_more: hasMore, next_cursor: next, hint });
 }
 
 function sessionPosition(p: Record<string, unknown>): { start: string | null; id: string } {
-  if ((p.s !== null && typeof p.s !== 'string') || typeof p.i !== 'string') throw new TraceError('invalid_cursor', 'Invalid cursor: it is not one this server made. Omit cursor to start over.', {});
+  if ((p.s !== null && typeof p.s !== 'string') || typeof p.i !== 'string')
+    throw new TraceError('invalid_cursor', 'Invalid cursor: it is not one this server made. Omit cursor to start over.', {});
   return { start: p.s as string | null, id: p.i };
 }
 
@@ -123,6 +122,9 @@ export async function getProjectInfo(ctx: TraceContext, raw: unknown): Promise<G
     total_in_page: projects.length,
     has_more: hasMore,
     next_cursor: next,
-    hint: projects.length === 0 ? `No transcripts found under ${ctx.describeHomes()}.` : `Use list_sessions(project_hash=...) to list a project's sessions.${next ? ' More projects: call again with cursor=next_cursor.' : ''}`,
+    hint:
+      projects.length === 0
+        ? `No transcripts found under ${ctx.describeHomes()}.`
+        : `Use list_sessions(project_hash=...) to list a project's sessions.${next ? ' More projects: call again with cursor=next_cursor.' : ''}`,
   });
 }

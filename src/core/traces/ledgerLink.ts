@@ -99,7 +99,10 @@ export function queueActivitySource(queue: () => Promise<QueueService>): LedgerA
 export function projectMatches(projectId: string, root: string | null): boolean {
   if (!root) return false;
   const wanted = projectId.toLowerCase();
-  const segments = root.split(/[\\/]+/).filter(Boolean).map((s) => s.toLowerCase());
+  const segments = root
+    .split(/[\\/]+/)
+    .filter(Boolean)
+    .map((s) => s.toLowerCase());
   if (segments.includes(wanted)) return true;
   try {
     return defaultProjectId(root).toLowerCase() === wanted;
@@ -111,7 +114,10 @@ export function projectMatches(projectId: string, root: string | null): boolean 
 /** The ledger projects a transcript's folder belongs to, deepest path segment first. */
 export function ledgerProjectsFor(root: string | null, projects: readonly string[]): string[] {
   if (!root) return [];
-  const segments = root.split(/[\\/]+/).filter(Boolean).map((s) => s.toLowerCase());
+  const segments = root
+    .split(/[\\/]+/)
+    .filter(Boolean)
+    .map((s) => s.toLowerCase());
   const depth = (p: string): number => segments.lastIndexOf(p.toLowerCase());
   return projects.filter((p) => projectMatches(p, root)).sort((a, b) => depth(b) - depth(a));
 }

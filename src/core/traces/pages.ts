@@ -98,4 +98,3 @@ export function textOf(value: unknown): string {
   if (value === null || value === undefined) return '';
   return JSON.stringify(value);
 }
-

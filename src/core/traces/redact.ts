@@ -67,10 +67,7 @@ const SECRET_WORDS =
  * to whitespace or a quote. Names like input_tokens or max_tokens do not match (the word must end
  * the name, singular); DB_PASS and MYSQL_PWD do, compass and bypass do not.
  */
-const ASSIGNMENT = new RegExp(
-  `(["']?)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:${SECRET_WORDS}))\\1(\\s{0,16}[=:]\\s{0,16})(?:(["'])([^"'\\n]+)|([^\\s"'][^\\s"']*))`,
-  'gi',
-);
+const ASSIGNMENT = new RegExp(`(["']?)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:${SECRET_WORDS}))\\1(\\s{0,16}[=:]\\s{0,16})(?:(["'])([^"'\\n]+)|([^\\s"'][^\\s"']*))`, 'gi');
 
 function isPlaceholder(value: string): boolean {
   // References and non-secrets: $VAR, ${VAR}, <...>, already redacted, booleans, short numbers.

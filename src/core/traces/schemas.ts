@@ -32,7 +32,7 @@ const sessionId = () =>
     'The session: its full id, or a unique prefix of it (8 characters are usually enough). Ids come from list_sessions or search_event_previews.',
   );
 const cursor = () =>
-  optionalText('cursor', LIMITS.cursor, { identifier: true }).describe('Opaque token from the previous page\'s next_cursor, passed back unchanged. Omit for the first page.');
+  optionalText('cursor', LIMITS.cursor, { identifier: true }).describe("Opaque token from the previous page's next_cursor, passed back unchanged. Omit for the first page.");
 const provider = () =>
   oneOf('provider', PROVIDERS).describe('Only this agent: claude_code (Claude Code), codex (OpenAI Codex CLI), gemini (Gemini CLI) or vscode_copilot (VS Code Copilot Chat).');
 const pageLimit = () => boundedInt('limit', 1, LIMITS.pageMax, LIMITS.pageDefault).describe('At most this many items, 1-50 (default 10). Pages may hold fewer to stay small.');
@@ -42,7 +42,9 @@ export const listSessionsInput = z
     limit: pageLimit(),
     cursor: cursor(),
     provider: provider(),
-    project_hash: optionalText('project_hash', 64, { identifier: true }).describe('Only sessions of this project: its hash from get_project_info (a prefix of 4 or more characters works).'),
+    project_hash: optionalText('project_hash', 64, { identifier: true }).describe(
+      'Only sessions of this project: its hash from get_project_info (a prefix of 4 or more characters works).',
+    ),
     since: isoDate('since').describe('ISO 8601 date or date-time: only sessions still active at or after it.'),
     until: isoDate('until').describe('ISO 8601 date or date-time: only sessions started at or before it (a date alone includes that day).'),
   })
@@ -54,9 +56,9 @@ export const getSessionDetailsInput = z
   .object({
     session_id: sessionId(),
     detail_level: oneOf('detail_level', DETAIL_LEVELS).describe(
-      'summary (default, ~5-15 KB): stats and one line per turn. turns: each step\'s tool calls and outcome. steps: messages, reasoning and tool calls with payloads cut to 500 characters. full: payloads uncut. Every level pages with next_cursor.',
+      "summary (default, ~5-15 KB): stats and one line per turn. turns: each step's tool calls and outcome. steps: messages, reasoning and tool calls with payloads cut to 500 characters. full: payloads uncut. Every level pages with next_cursor.",
     ),
-    include_reasoning: flag('include_reasoning').describe('turns level only: also show each step\'s reasoning, cut to 200 characters. Default false.'),
+    include_reasoning: flag('include_reasoning').describe("turns level only: also show each step's reasoning, cut to 200 characters. Default false."),
     include_ledger: flag('include_ledger').describe(
       'summary level only: also list what agents recorded in the shared ledger for this project while the session ran: progress log entries, workflows, queue task events. Default false.',
     ),
@@ -74,7 +76,9 @@ export const analyzeSessionInput = z
 
 export const searchEventPreviewsInput = z
   .object({
-    query: requiredText('query', LIMITS.query).describe('Text to find (case-insensitive substring) in the events\' values: tool names, arguments, outputs, messages; not field names.'),
+    query: requiredText('query', LIMITS.query).describe(
+      "Text to find (case-insensitive substring) in the events' values: tool names, arguments, outputs, messages; not field names.",
+    ),
     limit: pageLimit(),
     cursor: cursor(),
     provider: provider(),
@@ -92,20 +96,20 @@ export const getEventDetailsInput = z
         if (!Number.isInteger(value) || value < 0) ctx.addIssue({ code: 'custom', message: 'event_index must be a whole number, 0 or more' });
       })
       .meta({ type: 'integer', minimum: 0 })
-      .describe('The event\'s index in its session, as search_event_previews or get_session_details report it.'),
+      .describe("The event's index in its session, as search_event_previews or get_session_details report it."),
     cursor: cursor().describe('For a payload too large for one response: next_cursor from the previous call, to read the rest of its longest text.'),
   })
   .strict();
 
 export const searchEventsInput = z
   .object({
-    pattern: requiredText('pattern', LIMITS.query).describe('Text to find (case-insensitive substring) in the events\' values, not field names.'),
+    pattern: requiredText('pattern', LIMITS.query).describe("Text to find (case-insensitive substring) in the events' values, not field names."),
     limit: pageLimit(),
     cursor: cursor(),
     provider: provider(),
     event_type: oneOf('event_type', EVENT_TYPES).describe('Only this kind of event.'),
     session_id: optionalText('session_id', LIMITS.sessionId, { identifier: true }).describe('Only this session (full id or unique prefix).'),
-    include_full_payload: flag('include_full_payload').describe('Also return each match\'s payload (long texts cut to 2,000 characters). Default false.'),
+    include_full_payload: flag('include_full_payload').describe("Also return each match's payload (long texts cut to 2,000 characters). Default false."),
   })
   .strict();
 
@@ -184,8 +188,14 @@ export const getSessionDetailsOutput = z.object({
     })
     .optional()
     .describe('summary level'),
-  children: z.array(z.looseObject({ id: z.string(), kind: z.string() })).optional().describe('summary level: sub-agent and review sessions'),
-  ledger: z.array(z.looseObject({ toolset: z.string(), id: z.string(), title: z.string(), at: z.string() })).optional().describe('summary level, with include_ledger'),
+  children: z
+    .array(z.looseObject({ id: z.string(), kind: z.string() }))
+    .optional()
+    .describe('summary level: sub-agent and review sessions'),
+  ledger: z
+    .array(z.looseObject({ toolset: z.string(), id: z.string(), title: z.string(), at: z.string() }))
+    .optional()
+    .describe('summary level, with include_ledger'),
   turns: z.array(z.looseObject({ turn_index: z.number().int() })),
   ...pagination,
 });

@@ -7,13 +7,7 @@ import { decodeCursor, encodeCursor, fingerprint } from './cursor';
 import { TraceError } from './errors';
 import { BUDGETS, parseTraceInput, textOf, withSize, type TraceContext } from './pages';
 import { redactValue } from './redact';
-import {
-  searchEventPreviewsInput,
-  searchEventsInput,
-  type EventMatch,
-  type SearchEventPreviewsOutput,
-  type SearchEventsOutput,
-} from './schemas';
+import { searchEventPreviewsInput, searchEventsInput, type EventMatch, type SearchEventPreviewsOutput, type SearchEventsOutput } from './schemas';
 import { compareSessions, type IndexedSession } from './traceIndex';
 import type { EventType, Provider, TraceEvent } from './types';
 
@@ -66,7 +60,14 @@ export function previewOf(ev: TraceEvent): Record<string, unknown> {
 
 export async function search(
   ctx: TraceContext,
-  input: { query: string; provider?: Provider | undefined; event_type?: EventType | undefined; session_id?: string | undefined; cursor?: string | undefined; limit?: number | undefined },
+  input: {
+    query: string;
+    provider?: Provider | undefined;
+    event_type?: EventType | undefined;
+    session_id?: string | undefined;
+    cursor?: string | undefined;
+    limit?: number | undefined;
+  },
   kind: string,
   budget: number,
   itemFor: (ev: TraceEvent, s: IndexedSession) => EventMatch & { payload?: unknown },
@@ -77,7 +78,8 @@ export async function search(
   const rawFirst = !/[[\]]/.test(needle) && !'[redacted]'.includes(needle);
   const query = fingerprint({ q: needle, p: input.provider, t: input.event_type, s: only?.id });
   const pos = input.cursor ? decodeCursor(kind, query, input.cursor) : undefined;
-  if (pos && ((pos.s !== null && typeof pos.s !== 'string') || typeof pos.i !== 'string' || typeof pos.e !== 'number')) throw new TraceError('invalid_cursor', 'Invalid cursor: it is not one this server made. Omit cursor to start over.', {});
+  if (pos && ((pos.s !== null && typeof pos.s !== 'string') || typeof pos.i !== 'string' || typeof pos.e !== 'number'))
+    throw new TraceError('invalid_cursor', 'Invalid cursor: it is not one this server made. Omit cursor to start over.', {});
   const after = pos ? { start: pos.s as string | null, id: pos.i as string, event: pos.e as number } : undefined;
   const limit = input.limit ?? 10;
   const sessions = (only ? [only] : [...ctx.index.allSessions].sort(compareSessions)).filter((s) => !input.provider || s.provider === input.provider);
@@ -153,7 +155,7 @@ export function matchOf(ev: TraceEvent, s: IndexedSession): EventMatch {
 export async function searchEventPreviews(ctx: TraceContext, raw: unknown): Promise<SearchEventPreviewsOutput> {
   const input = parseTraceInput(searchEventPreviewsInput, raw);
   const r = await search(ctx, input, 'search_event_previews', BUDGETS.search, (ev, s) => matchOf(ev, s));
-  let hint = r.matches.length > 0 ? 'Use get_event_details(session_id, event_index) to retrieve an event\'s full payload.' : `No events match "${clip(input.query, 60)}".`;
+  let hint = r.matches.length > 0 ? "Use get_event_details(session_id, event_index) to retrieve an event's full payload." : `No events match "${clip(input.query, 60)}".`;
   if (r.timedOut) hint += ` The search stopped at its time limit after ${r.scanned} of ${r.total} sessions; call again with cursor=next_cursor to search the rest.`;
   else if (r.next) hint += ' More matches: call again with cursor=next_cursor.';
   return withSize({ data: { matches: r.matches }, pagination: { total_in_page: r.matches.length, next_cursor: r.next, has_more: r.next !== null }, hint });

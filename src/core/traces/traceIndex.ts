@@ -241,7 +241,11 @@ export class TraceIndex {
   }
 
   /** Reads a file from the start: its structure, and (when wanted) every event with its place. */
-  private async parseFile(file: TranscriptFile, st: { size: number; mtimeMs: number; ino: number }, visit?: (ev: TraceEvent) => boolean | void): Promise<{ entry: FileEntry; read: number }> {
+  private async parseFile(
+    file: TranscriptFile,
+    st: { size: number; mtimeMs: number; ino: number },
+    visit?: (ev: TraceEvent) => boolean | void,
+  ): Promise<{ entry: FileEntry; read: number }> {
     const reader = READERS.find((r) => r.provider === file.provider)!;
     const parser = reader.createParser(file);
     const builder = new SessionBuilder();

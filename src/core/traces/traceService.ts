@@ -48,7 +48,13 @@ export interface SessionView {
     toolCalls: number;
     failed: number;
     outcome: 'success' | 'partial' | 'failed';
-    steps: { index: number; timestamp: string | null; message: string | null; reasoning: string | null; tools: { eventIndex: number; resultEventIndex: number | null; name: string; label: string; status: string; exitCode: number | null }[] }[];
+    steps: {
+      index: number;
+      timestamp: string | null;
+      message: string | null;
+      reasoning: string | null;
+      tools: { eventIndex: number; resultEventIndex: number | null; name: string; label: string; status: string; exitCode: number | null }[];
+    }[];
   }[];
   truncatedTurns: number;
 }
@@ -184,7 +190,10 @@ export class TraceService implements TraceContext {
     const b = s.builder;
     return {
       session: this.listing(s),
-      children: s.children.map((id) => this.index.get(id)).filter((c): c is IndexedSession => c !== undefined).map((c) => this.listing(c)),
+      children: s.children
+        .map((id) => this.index.get(id))
+        .filter((c): c is IndexedSession => c !== undefined)
+        .map((c) => this.listing(c)),
       analysis: this.analysis(s),
       tokens: tokensOut(b.tokens),
       malformedLines: this.malformedLines(s),

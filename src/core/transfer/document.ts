@@ -29,7 +29,18 @@ export const COLLECTIONS = {
   projects: {
     key: ['projectId'],
     merge: true,
-    fields: { projectId: 's', name: 's', createdAt: 's', description: 's?', status: 's?', updatedAt: 's?', closedAt: 's?', defaultMaxRetries: 'n?', defaultLeaseMinutes: 'n?', reaperIntervalMinutes: 'n?' },
+    fields: {
+      projectId: 's',
+      name: 's',
+      createdAt: 's',
+      description: 's?',
+      status: 's?',
+      updatedAt: 's?',
+      closedAt: 's?',
+      defaultMaxRetries: 'n?',
+      defaultLeaseMinutes: 'n?',
+      reaperIntervalMinutes: 'n?',
+    },
   },
   entries: { key: ['id'], fields: ENTRY_FIELDS },
   archivedEntries: { key: ['id'], fields: { ...ENTRY_FIELDS, archivedAt: 's' } },
@@ -40,8 +51,23 @@ export const COLLECTIONS = {
   tasks: {
     key: ['taskId'],
     fields: {
-      taskId: 's', projectId: 's', typeId: 's', instructions: 's', variables: 'j?', variablesKey: 's?', status: 's', assignedTo: 's?', leaseExpiresAt: 's?',
-      retryCount: 'n', maxRetries: 'n', leaseMinutes: 'n', createdAt: 's', assignedAt: 's?', completedAt: 's?', result: 's?', failureReason: 's?',
+      taskId: 's',
+      projectId: 's',
+      typeId: 's',
+      instructions: 's',
+      variables: 'j?',
+      variablesKey: 's?',
+      status: 's',
+      assignedTo: 's?',
+      leaseExpiresAt: 's?',
+      retryCount: 'n',
+      maxRetries: 'n',
+      leaseMinutes: 'n',
+      createdAt: 's',
+      assignedAt: 's?',
+      completedAt: 's?',
+      result: 's?',
+      failureReason: 's?',
     },
   },
   taskAttempts: {
@@ -63,9 +89,27 @@ export const COLLECTIONS = {
   workflowTasks: {
     key: ['id'],
     fields: {
-      id: 's', workflowId: 's', parentTaskId: 's?', name: 's', goal: 's', areas: 'j', status: 's', startedAt: 's', completedAt: 's?', durationSeconds: 'n?',
-      progress: 'n?', milestone: 's?', lastActivityAt: 's', outcome: 'j?', metadata: 'j?', verification: 'j?', commits: 'j', filesKnown: 'n',
-      startSnapshotId: 's?', endSnapshotId: 's?', root: 's?',
+      id: 's',
+      workflowId: 's',
+      parentTaskId: 's?',
+      name: 's',
+      goal: 's',
+      areas: 'j',
+      status: 's',
+      startedAt: 's',
+      completedAt: 's?',
+      durationSeconds: 'n?',
+      progress: 'n?',
+      milestone: 's?',
+      lastActivityAt: 's',
+      outcome: 'j?',
+      metadata: 'j?',
+      verification: 'j?',
+      commits: 'j',
+      filesKnown: 'n',
+      startSnapshotId: 's?',
+      endSnapshotId: 's?',
+      root: 's?',
     },
   },
   workflowEvents: {
@@ -79,22 +123,55 @@ export const COLLECTIONS = {
   workflowSnapshots: {
     key: ['id'],
     fields: {
-      id: 's', taskId: 's', role: 's', type: 's', root: 's?', workspace: 's?', head: 's?', branch: 's?', tree: 's?', ref: 's?', manifest: 's?',
-      fileCount: 'n?', digest: 's?', createdAt: 's', tookMs: 'n', note: 's?',
+      id: 's',
+      taskId: 's',
+      role: 's',
+      type: 's',
+      root: 's?',
+      workspace: 's?',
+      head: 's?',
+      branch: 's?',
+      tree: 's?',
+      ref: 's?',
+      manifest: 's?',
+      fileCount: 'n?',
+      digest: 's?',
+      createdAt: 's',
+      tookMs: 'n',
+      note: 's?',
     },
   },
   reviewRuns: {
     key: ['id'],
     fields: {
-      id: 's', projectId: 's', workflow: 's', definition: 'j', phase: 's', context: 'j', createdAt: 's', updatedAt: 's', phaseChangedAt: 's',
-      finishedAt: 's?', startedBy: 's',
+      id: 's',
+      projectId: 's',
+      workflow: 's',
+      definition: 'j',
+      phase: 's',
+      context: 'j',
+      createdAt: 's',
+      updatedAt: 's',
+      phaseChangedAt: 's',
+      finishedAt: 's?',
+      startedBy: 's',
     },
   },
   reviewAgents: {
     key: ['runId', 'name'],
     fields: {
-      runId: 's', position: 'n', name: 's', description: 's?', state: 's', startedAt: 's?', completedAt: 's?', durationMs: 'n?', summary: 's?',
-      starts: 'n', completions: 'n', anomalies: 'j',
+      runId: 's',
+      position: 'n',
+      name: 's',
+      description: 's?',
+      state: 's',
+      startedAt: 's?',
+      completedAt: 's?',
+      durationMs: 'n?',
+      summary: 's?',
+      starts: 'n',
+      completions: 'n',
+      anomalies: 'j',
     },
   },
   reviewThreads: {
@@ -108,8 +185,20 @@ export const COLLECTIONS = {
   reviewActions: {
     key: ['id'],
     fields: {
-      id: 's', runId: 's', kind: 's', target: 'j', text: 's', originalText: 's?', status: 's', createdAt: 's', createdBy: 's?', editedBy: 's?',
-      decidedAt: 's?', decidedBy: 's?', note: 's?', threadId: 's?',
+      id: 's',
+      runId: 's',
+      kind: 's',
+      target: 'j',
+      text: 's',
+      originalText: 's?',
+      status: 's',
+      createdAt: 's',
+      createdBy: 's?',
+      editedBy: 's?',
+      decidedAt: 's?',
+      decidedBy: 's?',
+      note: 's?',
+      threadId: 's?',
     },
   },
   reviewEvents: {
@@ -159,12 +248,18 @@ const jsonValue: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.numb
 
 function fieldSchema(kind: FieldKind): z.ZodType {
   switch (kind) {
-    case 's': return z.string();
-    case 's?': return z.string().nullable().optional();
-    case 'n': return z.number().finite();
-    case 'n?': return z.number().finite().nullable().optional();
-    case 'j': return jsonValue;
-    case 'j?': return jsonValue.nullable().optional();
+    case 's':
+      return z.string();
+    case 's?':
+      return z.string().nullable().optional();
+    case 'n':
+      return z.number().finite();
+    case 'n?':
+      return z.number().finite().nullable().optional();
+    case 'j':
+      return jsonValue;
+    case 'j?':
+      return jsonValue.nullable().optional();
   }
 }
 
@@ -199,11 +294,17 @@ export function parseLedgerDocument(text: string, source = 'the file'): LedgerDo
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new LedgerError('invalid_argument', `${source} is not JSON (${(err as Error).message}). Choose a file written by Agent Progress: Export Ledger or \`agent-progress export\`.`);
+    throw new LedgerError(
+      'invalid_argument',
+      `${source} is not JSON (${(err as Error).message}). Choose a file written by Agent Progress: Export Ledger or \`agent-progress export\`.`,
+    );
   }
   const head = raw as { format?: unknown; version?: unknown } | null;
   if (!head || typeof head !== 'object' || head.format !== LEDGER_DOCUMENT_FORMAT) {
-    throw new LedgerError('invalid_argument', `${source} is not an Agent Progress ledger export (no "format": "${LEDGER_DOCUMENT_FORMAT}"). Choose a file written by Export Ledger or \`agent-progress export\`.`);
+    throw new LedgerError(
+      'invalid_argument',
+      `${source} is not an Agent Progress ledger export (no "format": "${LEDGER_DOCUMENT_FORMAT}"). Choose a file written by Export Ledger or \`agent-progress export\`.`,
+    );
   }
   if (head.version !== LEDGER_DOCUMENT_VERSION) {
     const newer = typeof head.version === 'number' && head.version > LEDGER_DOCUMENT_VERSION;

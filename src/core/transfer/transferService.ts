@@ -90,7 +90,10 @@ export class TransferService {
   async planRetention(options: { days: unknown; action: unknown; projectId?: string }): Promise<RetentionPlan> {
     const days = options.days;
     if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_DAYS) {
-      throw new LedgerError('invalid_argument', `Retention days must be a whole number from 1 to ${MAX_DAYS} (got ${JSON.stringify(days)}): entries older than that many days are archived or deleted.`);
+      throw new LedgerError(
+        'invalid_argument',
+        `Retention days must be a whole number from 1 to ${MAX_DAYS} (got ${JSON.stringify(days)}): entries older than that many days are archived or deleted.`,
+      );
     }
     if (!RETENTION_ACTIONS.includes(options.action as RetentionAction)) {
       throw new LedgerError('invalid_argument', `Retention action must be "archive" (recoverable) or "delete" (got ${JSON.stringify(options.action)}).`);
@@ -114,12 +117,15 @@ export class TransferService {
     try {
       writeDocument(exportFile, makeDocument(data, 'retention', this.clock()));
     } catch (err) {
-      throw new LedgerError('unavailable', `Could not write the export ${exportFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); nothing was ${plan.action}d. Choose another file.`);
+      throw new LedgerError(
+        'unavailable',
+        `Could not write the export ${exportFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); nothing was ${plan.action}d. Choose another file.`,
+      );
     }
-    const removed = plan.action === 'archive'
-      ? await this.deps.store.archiveEntriesBefore(scope, this.clock().toISOString())
-      : await this.deps.store.deleteEntriesBefore(scope);
-    this.deps.logger.info(`Retention: ${plan.action}d ${removed} entries created before ${plan.before}${plan.projectId ? ` in ${plan.projectId}` : ''}; exported first to ${exportFile}`);
+    const removed = plan.action === 'archive' ? await this.deps.store.archiveEntriesBefore(scope, this.clock().toISOString()) : await this.deps.store.deleteEntriesBefore(scope);
+    this.deps.logger.info(
+      `Retention: ${plan.action}d ${removed} entries created before ${plan.before}${plan.projectId ? ` in ${plan.projectId}` : ''}; exported first to ${exportFile}`,
+    );
     return { ...plan, count: data.entries.length, removed, exportFile };
   }
 

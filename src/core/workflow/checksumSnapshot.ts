@@ -45,7 +45,10 @@ export interface ChecksumResult {
 }
 
 export class TooManyFiles extends Error {
-  constructor(readonly root: string, readonly limit: number) {
+  constructor(
+    readonly root: string,
+    readonly limit: number,
+  ) {
     super(`${root} holds more than ${limit.toLocaleString('en-US')} files that no .gitignore excludes`);
     this.name = 'TooManyFiles';
   }
@@ -160,7 +163,10 @@ export async function checksumSnapshot(root: string, options: ChecksumOptions = 
       try {
         if (kind === 'l') hash = createHash('md5').update(fs.readlinkSync(file)).digest('hex');
         else if (st.size > STREAM_ABOVE) hash = await hashLargeFile(file);
-        else hash = createHash('md5').update(readRegularFileSync(file, { maxBytes: STREAM_ABOVE, what: 'The file' })).digest('hex');
+        else
+          hash = createHash('md5')
+            .update(readRegularFileSync(file, { maxBytes: STREAM_ABOVE, what: 'The file' }))
+            .digest('hex');
       } catch {
         return; // unreadable or gone: left out, as git add --ignore-errors would
       }

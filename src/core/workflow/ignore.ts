@@ -43,7 +43,10 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
     let dirOnly = false;
     if (line.endsWith('/') && !line.endsWith('\\/')) {
       dirOnly = true;
-      line = line.slice(0, trailingRunStart(line, (c) => c === '/'));
+      line = line.slice(
+        0,
+        trailingRunStart(line, (c) => c === '/'),
+      );
     }
     if (line === '') continue;
     const anchored = line.includes('/');

@@ -180,7 +180,7 @@ export const startWorkflowInput = z
     description: optionalText('description', L.workflowDescription).describe('What the workflow is meant to achieve, in a few sentences. At most 5,000 characters.'),
     plan: planSteps().describe('Optional implementation plan as ordered steps, each {step, goal}. At most 50 steps.'),
     project_id: optionalText('project_id', L.projectId, { identifier: true }).describe(
-      'Optional project identifier; default: this server\'s project (the repository name). Created on first use.',
+      "Optional project identifier; default: this server's project (the repository name). Created on first use.",
     ),
   })
   .strict();
@@ -227,9 +227,7 @@ export const logDecisionInput = z
     task_id: taskId(),
     category: requiredOneOf('category', DECISION_CATEGORIES).describe('Kind of decision: architecture, library_choice, trade_off, workaround or other.'),
     question: requiredText('question', L.question).describe('The question decided, e.g. "Which auth library to use?"'),
-    options_considered: labelList('options_considered', L.options, L.option)
-      .optional()
-      .describe('Options evaluated, e.g. ["NextAuth", "Clerk", "Custom"]. At most 20.'),
+    options_considered: labelList('options_considered', L.options, L.option).optional().describe('Options evaluated, e.g. ["NextAuth", "Clerk", "Custom"]. At most 20.'),
     chosen: requiredText('chosen', L.chosen).describe('The option chosen.'),
     reasoning: requiredText('reasoning', L.reasoning).describe('Why this choice, in 1-2 sentences.'),
     trade_offs: optionalText('trade_offs', L.tradeOffs).describe('Compromises accepted (optional).'),
@@ -248,9 +246,7 @@ export const logIssueInput = z
     type: requiredOneOf('type', ISSUE_TYPES).describe('Kind of issue: documentation_gap, bug_encountered, dependency_conflict, unclear_requirement or other.'),
     description: requiredText('description', L.issueText).describe('What the problem was.'),
     resolution: requiredText('resolution', L.issueText).describe('How it was resolved or worked around.'),
-    requires_human_review: flag('requires_human_review').describe(
-      'true if a person should review this resolution: the editor shows them a notification. Default false.',
-    ),
+    requires_human_review: flag('requires_human_review').describe('true if a person should review this resolution: the editor shows them a notification. Default false.'),
   })
   .strict();
 
@@ -313,7 +309,9 @@ export const completeTaskOutput = z.object({
       deleted: z.array(z.string()),
       renamed: z.array(renamed).describe('Files moved (and perhaps edited), listed here only'),
     })
-    .describe('What the task changed, paths relative to the repository root: commits made during the task, uncommitted edits and new untracked files; changes present before the task are not counted'),
+    .describe(
+      'What the task changed, paths relative to the repository root: commits made during the task, uncommitted edits and new untracked files; changes present before the task are not counted',
+    ),
   verification: z.object({
     scope_match: z
       .boolean()

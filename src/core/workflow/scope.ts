@@ -10,7 +10,11 @@ import type { FilesChanged, Verification } from './types';
 type Matcher = (file: string) => boolean;
 
 function normaliseArea(area: string): string {
-  return area.trim().replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '');
+  return area
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^\.\/+/, '')
+    .replace(/\/+$/, '');
 }
 
 function segments(file: string): string[] {

@@ -49,10 +49,7 @@ export interface Changes {
   known: boolean;
 }
 
-export type BeforeContent =
-  | { kind: 'content'; bytes: Buffer }
-  | { kind: 'absent' }
-  | { kind: 'unavailable'; reason: string };
+export type BeforeContent = { kind: 'content'; bytes: Buffer } | { kind: 'absent' } | { kind: 'unavailable'; reason: string };
 
 export interface SnapshotterOptions {
   /** The folder the server works in: the repository is found from it. */
@@ -145,13 +142,16 @@ export class Snapshotter {
       repo = await findRepository(this.workspace);
     } catch (err) {
       if (err instanceof GitMissing) warnings.push('git is not installed, so a checksum snapshot was taken instead of a git snapshot.');
-      else warnings.push(`git could not read ${this.workspace} (${err instanceof GitError ? firstLine(err.stderr) || err.message : String(err)}), so a checksum snapshot was taken.`);
+      else
+        warnings.push(`git could not read ${this.workspace} (${err instanceof GitError ? firstLine(err.stderr) || err.message : String(err)}), so a checksum snapshot was taken.`);
     }
     if (repo) {
       try {
         const snap = await snapshotWorkingTree(repo, id);
         if (snap.unreadable.length > 0) {
-          warnings.push(`${snap.unreadable.length} file(s) could not be read and are not in the snapshot: ${snap.unreadable.slice(0, 5).join(', ')}${snap.unreadable.length > 5 ? ', …' : ''}`);
+          warnings.push(
+            `${snap.unreadable.length} file(s) could not be read and are not in the snapshot: ${snap.unreadable.slice(0, 5).join(', ')}${snap.unreadable.length > 5 ? ', …' : ''}`,
+          );
         }
         return {
           snapshot: { ...base, type: 'git', root: repo.root, head: snap.head, branch: snap.branch, tree: snap.tree, ref: snap.ref, tookMs: Date.now() - started },
@@ -264,12 +264,15 @@ export class Snapshotter {
     if (start.type === 'git') {
       const repo = await findRepository(start.root!).catch(() => undefined);
       if (!repo) return unknown(`${start.root} is no longer a git repository.`);
-      if (!(await objectExists(repo, start.tree!))) return unknown(`the start snapshot's tree ${start.tree} is gone from the repository (was ${start.ref} deleted and garbage-collected?).`);
+      if (!(await objectExists(repo, start.tree!)))
+        return unknown(`the start snapshot's tree ${start.tree} is gone from the repository (was ${start.ref} deleted and garbage-collected?).`);
       const changes = await diffTrees(repo, start.tree!, e.tree!);
       const commits = await commitsBetween(repo, start.head, e.head);
       const warnings: string[] = [];
       if (start.head && e.head && start.head !== e.head && !(await this.isAncestor(repo, start.head, e.head))) {
-        warnings.push(`HEAD moved from ${start.head.slice(0, 7)} to ${e.head.slice(0, 7)}, which does not descend from it (a rebase, reset or checkout during the task); files changed compare the working tree as it was and as it is.`);
+        warnings.push(
+          `HEAD moved from ${start.head.slice(0, 7)} to ${e.head.slice(0, 7)}, which does not descend from it (a rebase, reset or checkout during the task); files changed compare the working tree as it was and as it is.`,
+        );
       }
       return { files: toFiles(changes), commits, warnings, known: true };
     }
@@ -291,7 +294,8 @@ export class Snapshotter {
         if (bytes) return { kind: 'content', bytes };
         if (!fs.existsSync(snapshot.root)) return { kind: 'unavailable', reason: `the repository ${snapshot.root} is not on this machine` };
         const repo = await findRepository(snapshot.root).catch(() => undefined);
-        if (!repo || !(await objectExists(repo, snapshot.tree))) return { kind: 'unavailable', reason: `the snapshot's tree ${snapshot.tree.slice(0, 12)} is no longer in ${snapshot.root}` };
+        if (!repo || !(await objectExists(repo, snapshot.tree)))
+          return { kind: 'unavailable', reason: `the snapshot's tree ${snapshot.tree.slice(0, 12)} is no longer in ${snapshot.root}` };
         return { kind: 'absent' };
       } catch (err) {
         return { kind: 'unavailable', reason: err instanceof GitMissing ? 'git is not installed' : String((err as Error).message ?? err) };

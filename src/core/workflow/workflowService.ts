@@ -122,14 +122,24 @@ export class WorkflowService {
     await this.requireWorkflow(input.workflow_id);
     if (parentTaskId !== null) {
       const parent = await this.deps.store.getTask(parentTaskId);
-      if (!parent) throw notFound(`Parent task not found: ${parentTaskId}. Use a task_id that start_task returned, or omit parent_task_id for a top-level task.`, { parent_task_id: parentTaskId });
+      if (!parent)
+        throw notFound(`Parent task not found: ${parentTaskId}. Use a task_id that start_task returned, or omit parent_task_id for a top-level task.`, {
+          parent_task_id: parentTaskId,
+        });
       if (parent.workflowId !== input.workflow_id) {
-        throw new LedgerError('invalid_argument', `Parent task ${parentTaskId} belongs to workflow ${parent.workflowId}, not ${input.workflow_id}; pass workflow_id ${parent.workflowId}.`);
+        throw new LedgerError(
+          'invalid_argument',
+          `Parent task ${parentTaskId} belongs to workflow ${parent.workflowId}, not ${input.workflow_id}; pass workflow_id ${parent.workflowId}.`,
+        );
       }
       if (parent.status !== 'in_progress') {
-        throw new LedgerError('conflict', `Parent task ${parentTaskId} ("${parent.name}") is already completed (${parent.status}); start subtasks before completing their parent, or start a top-level task.`, {
-          details: { parent_task_id: parentTaskId, status: parent.status },
-        });
+        throw new LedgerError(
+          'conflict',
+          `Parent task ${parentTaskId} ("${parent.name}") is already completed (${parent.status}); start subtasks before completing their parent, or start a top-level task.`,
+          {
+            details: { parent_task_id: parentTaskId, status: parent.status },
+          },
+        );
       }
     }
     const startedAt = this.clock().toISOString();
@@ -230,9 +240,13 @@ export class WorkflowService {
     const input = parseInput(completeTaskInput, raw);
     const task = await this.requireTask(input.task_id);
     if (task.status !== 'in_progress') {
-      throw new LedgerError('conflict', `Task ${task.id} ("${task.name}") was already completed (${task.status}) at ${task.completedAt}; a task is completed once. Start a new task with start_task to continue.`, {
-        details: { task_id: task.id, status: task.status },
-      });
+      throw new LedgerError(
+        'conflict',
+        `Task ${task.id} ("${task.name}") was already completed (${task.status}) at ${task.completedAt}; a task is completed once. Start a new task with start_task to continue.`,
+        {
+          details: { task_id: task.id, status: task.status },
+        },
+      );
     }
     const end = await this.deps.snapshotter.take(this.newId());
     const completedAt = this.clock().toISOString();
@@ -240,7 +254,12 @@ export class WorkflowService {
     const start = task.startSnapshot;
     const changes = start
       ? await this.deps.snapshotter.changes(start, end)
-      : { files: { added: [], modified: [], deleted: [], renamed: [] }, commits: [], warnings: ['Files changed could not be computed: the task has no start snapshot.'], known: false };
+      : {
+          files: { added: [], modified: [], deleted: [], renamed: [] },
+          commits: [],
+          warnings: ['Files changed could not be computed: the task has no start snapshot.'],
+          known: false,
+        };
 
     const prefix = start?.root && start.workspace && start.type === 'git' ? path.relative(start.root, start.workspace).split(path.sep).join('/') : '';
     const scope = verifyScope(changes.files, task.areas, prefix.startsWith('..') ? '' : prefix, changes.known);
@@ -305,11 +324,15 @@ export class WorkflowService {
     const unexpected = verification.unexpected_files.slice(0, MAX_LISTED_FILES).filter((p) => (unexpectedChars += p.length + 4) <= MAX_LISTED_PATH_CHARS / 2);
     const shownVerification = { ...verification, unexpected_files: unexpected, warnings: [...verification.warnings] };
     if (unexpected.length < verification.unexpected_files.length) {
-      shownVerification.warnings.push(`${verification.unexpected_files.length - unexpected.length} of ${verification.unexpected_files.length} files outside the declared areas are left out of this answer.`);
+      shownVerification.warnings.push(
+        `${verification.unexpected_files.length - unexpected.length} of ${verification.unexpected_files.length} files outside the declared areas are left out of this answer.`,
+      );
     }
     if (listed.omitted > 0) {
       const total = listed.omitted + listed.files.added.length + listed.files.modified.length + listed.files.deleted.length + listed.files.renamed.length;
-      shownVerification.warnings.push(`${listed.omitted} of ${total} changed files are left out of this answer; all are recorded (agent-progress tracked-task ${task.id} lists them).`);
+      shownVerification.warnings.push(
+        `${listed.omitted} of ${total} changed files are left out of this answer; all are recorded (agent-progress tracked-task ${task.id} lists them).`,
+      );
     }
     return {
       task_id: task.id,

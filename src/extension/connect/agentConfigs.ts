@@ -25,10 +25,25 @@ export interface AgentClient {
 }
 
 export const AGENT_CLIENTS: readonly AgentClient[] = [
-  { id: 'claude', label: 'Claude Code', file: '.mcp.json', format: 'json', rootKey: 'mcpServers', type: 'stdio', detail: 'project servers: .mcp.json (Claude Code asks once to approve them)' },
+  {
+    id: 'claude',
+    label: 'Claude Code',
+    file: '.mcp.json',
+    format: 'json',
+    rootKey: 'mcpServers',
+    type: 'stdio',
+    detail: 'project servers: .mcp.json (Claude Code asks once to approve them)',
+  },
   { id: 'codex', label: 'Codex', file: path.join('.codex', 'config.toml'), format: 'toml', detail: 'project config: .codex/config.toml (read in trusted projects)' },
   { id: 'cursor', label: 'Cursor', file: path.join('.cursor', 'mcp.json'), format: 'json', rootKey: 'mcpServers', detail: 'project servers: .cursor/mcp.json' },
-  { id: 'gemini', label: 'Gemini CLI', file: path.join('.gemini', 'settings.json'), format: 'json', rootKey: 'mcpServers', detail: 'project settings: .gemini/settings.json (other settings kept)' },
+  {
+    id: 'gemini',
+    label: 'Gemini CLI',
+    file: path.join('.gemini', 'settings.json'),
+    format: 'json',
+    rootKey: 'mcpServers',
+    detail: 'project settings: .gemini/settings.json (other settings kept)',
+  },
   {
     id: 'vscode',
     label: 'VS Code (mcp.json)',
@@ -224,7 +239,7 @@ function checkToml(before: string, after: string, written: readonly ServerEntry[
     throw new ConfigFormatError(
       inline
         ? 'defines mcp_servers inline (mcp_servers = { ... }), and adding a [mcp_servers.<name>] table to it would make the file invalid TOML; ' +
-            'write each server as its own [mcp_servers.<name>] table, then run the command again. Nothing was written.'
+          'write each server as its own [mcp_servers.<name>] table, then run the command again. Nothing was written.'
         : `would not be valid TOML after the merge (${first(merged)}); fix the file by hand and run the command again. Nothing was written.`,
     );
   }
@@ -246,7 +261,9 @@ function decide(previous: { command?: unknown; args?: unknown; env?: unknown } |
 
 /** The plans' entries that name a different server someone else wrote: asked about first. */
 export function foreignConflicts(plans: readonly FilePlan[]): { file: string; name: string; foreign: string }[] {
-  return plans.flatMap((p) => p.changes.filter((c) => c.foreign !== undefined && (c.status === 'kept' || c.status === 'replaced')).map((c) => ({ file: p.client.file, name: c.name, foreign: c.foreign! })));
+  return plans.flatMap((p) =>
+    p.changes.filter((c) => c.foreign !== undefined && (c.status === 'kept' || c.status === 'replaced')).map((c) => ({ file: p.client.file, name: c.name, foreign: c.foreign! })),
+  );
 }
 
 /** Writes the plans that change something: parent folders created, each file replaced atomically. */
@@ -306,9 +323,18 @@ const STATUS_WORDS: Record<EntryStatus, string> = {
 };
 
 /** The Markdown summary shown after the command ran. */
-export function describePlans(plans: readonly FilePlan[], entries: readonly ServerEntry[], input: Pick<ConnectInput, 'ledgerPath' | 'databaseUrl' | 'node' | 'serverScript'>): string {
+export function describePlans(
+  plans: readonly FilePlan[],
+  entries: readonly ServerEntry[],
+  input: Pick<ConnectInput, 'ledgerPath' | 'databaseUrl' | 'node' | 'serverScript'>,
+): string {
   const ledger = input.databaseUrl ? `the PostgreSQL ledger \`${withoutPassword(input.databaseUrl)}\`` : `the ledger \`${input.ledgerPath}\``;
-  const lines = ['# Agent Progress: other agents connected', '', `Every server below runs \`${input.serverScript}\` with \`${input.node.command}\` on ${ledger}, the one the sidebar shows.`, ''];
+  const lines = [
+    '# Agent Progress: other agents connected',
+    '',
+    `Every server below runs \`${input.serverScript}\` with \`${input.node.command}\` on ${ledger}, the one the sidebar shows.`,
+    '',
+  ];
   if (input.databaseUrl && withoutPassword(input.databaseUrl) !== input.databaseUrl) {
     lines.push('The password is not written into these files: give the agents `PGPASSWORD` in their environment or an entry in `~/.pgpass`.', '');
   }

@@ -23,10 +23,28 @@ export interface HookTarget {
 }
 
 export const HOOK_TARGETS: readonly HookTarget[] = [
-  { id: 'claude', label: 'Claude Code hooks', file: path.join('.claude', 'settings.json'), detail: 'SessionStart prints the latest entries; Stop and SessionEnd digest the session', picked: true },
-  { id: 'gemini', label: 'Gemini CLI hooks', file: path.join('.gemini', 'settings.json'), detail: 'SessionStart adds the latest entries as context; AfterAgent and SessionEnd digest the session', picked: true },
+  {
+    id: 'claude',
+    label: 'Claude Code hooks',
+    file: path.join('.claude', 'settings.json'),
+    detail: 'SessionStart prints the latest entries; Stop and SessionEnd digest the session',
+    picked: true,
+  },
+  {
+    id: 'gemini',
+    label: 'Gemini CLI hooks',
+    file: path.join('.gemini', 'settings.json'),
+    detail: 'SessionStart adds the latest entries as context; AfterAgent and SessionEnd digest the session',
+    picked: true,
+  },
   { id: 'agents-md', label: 'AGENTS.md section', file: 'AGENTS.md', detail: 'tells Codex, Cursor and other agents when to call log_progress (opt-in)', picked: false },
-  { id: 'copilot-instructions', label: 'Copilot instructions section', file: path.join('.github', 'copilot-instructions.md'), detail: 'tells Copilot when to call log_progress (opt-in)', picked: false },
+  {
+    id: 'copilot-instructions',
+    label: 'Copilot instructions section',
+    file: path.join('.github', 'copilot-instructions.md'),
+    detail: 'tells Copilot when to call log_progress (opt-in)',
+    picked: false,
+  },
 ];
 
 export interface HookInput {

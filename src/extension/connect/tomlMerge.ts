@@ -334,7 +334,8 @@ function find(text: string, name: string): Found {
       table = st.path!;
       inBlock = startsWith(table, prefix);
       if (inBlock) {
-        if (st.arrayTable) throw new ConfigFormatError(`line ${st.first + 1}: [[${table.join('.')}]] is an array of tables; Codex expects [mcp_servers.${tomlKey(name)}]. Fix the file by hand.`);
+        if (st.arrayTable)
+          throw new ConfigFormatError(`line ${st.first + 1}: [[${table.join('.')}]] is an array of tables; Codex expects [mcp_servers.${tomlKey(name)}]. Fix the file by hand.`);
         ensure();
         ranges.push([st.first, st.last]);
         if (table.length > 3 || (table.length === 3 && table[2] !== 'env')) ensure().other[table.slice(2).join('.')] = '(table)';
@@ -394,7 +395,11 @@ export function formatTomlServer(name: string, server: StdioServer, other: reado
  */
 export function upsertTomlServer(text: string, name: string, server: StdioServer): string {
   const { existing, ranges, lines, eol } = find(text, name);
-  const block = formatTomlServer(name, server, Object.values(existing?.other ?? {}).filter((t) => t !== '(table)'));
+  const block = formatTomlServer(
+    name,
+    server,
+    Object.values(existing?.other ?? {}).filter((t) => t !== '(table)'),
+  );
   let out: string[];
   if (ranges.length === 0) {
     out = [...lines];

@@ -26,7 +26,11 @@ export const COMMANDS: readonly CommandLine<LedgerDeps>[] = [
   [CommandIds.revealLedgerFolder, revealLedgerFolder],
 ];
 
-export function activateLedger(shared: Shared, progressLog: Pick<ProgressLogDeps, 'progressLog' | 'progressLogView'>, commands: readonly CommandLine<LedgerDeps>[] = COMMANDS): Feature<LedgerDeps> {
+export function activateLedger(
+  shared: Shared,
+  progressLog: Pick<ProgressLogDeps, 'progressLog' | 'progressLogView'>,
+  commands: readonly CommandLine<LedgerDeps>[] = COMMANDS,
+): Feature<LedgerDeps> {
   const deps: LedgerDeps = { ...shared, progressLog: progressLog.progressLog, progressLogView: progressLog.progressLogView };
   return new Feature(deps, commands, [registerRetentionReminder(deps)]);
 }

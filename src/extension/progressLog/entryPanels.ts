@@ -43,7 +43,8 @@ async function summarise(pages: EntryPages, host: LedgerHost, page: OpenPage<Ent
   await pages.busyWith(page, async () => {
     const out = await (await host.progress()).getContext({ projectId: entry.projectId, id: entry.id });
     page.model = { ...entry, summary: out.summary, summarySource: out.summarySource ?? null };
-    if (out.summarySource === 'fallback') page.error = 'No language model answered, so this is an extract of the entry (not cached). Sign in to a chat model or set an API key to get a summary.';
+    if (out.summarySource === 'fallback')
+      page.error = 'No language model answered, so this is an extract of the entry (not cached). Sign in to a chat model or set an API key to get a summary.';
   });
 }
 

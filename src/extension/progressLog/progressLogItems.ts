@@ -30,7 +30,7 @@ export function isDigestEntry(entry: Pick<EntryListing, 'tags' | 'agentId'>): bo
 
 export function entryTooltip(entry: EntryListing, summary?: string | null): TooltipData {
   const lines = [`${exactTime(entry.createdAt)}${entry.agentId ? ` by ${entry.agentId}` : ''} in ${entry.projectId}`];
-  if (isDigestEntry(entry)) lines.push('Session digest: written by Agent Progress from the agent\'s transcript');
+  if (isDigestEntry(entry)) lines.push("Session digest: written by Agent Progress from the agent's transcript");
   if (entry.tags.length > 0) lines.push(`Tags: ${entry.tags.join(', ')}`);
   lines.push(`ID: ${entry.id}`);
   const data: TooltipData = { title: entry.title, lines };

@@ -10,7 +10,6 @@ import { entryTooltip, toTreeItemData, type ProgressLogNode } from './progressLo
 
 const PAGE = 50;
 
-
 export class ProgressLogProvider extends Disposable implements vscode.TreeDataProvider<ProgressLogNode> {
   private readonly changed = this.register(new vscode.EventEmitter<ProgressLogNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;

@@ -72,7 +72,11 @@ export class TaskPanels extends Disposable {
     if (page.busy) return;
     const id = page.key;
     if (action === 'cancel') {
-      const pick = await vscode.window.showWarningMessage(`Cancel this task? No agent will be given it again.`, { modal: true, detail: page.model ? taskTitle(page.model.task.instructions, id) : id }, 'Cancel Task');
+      const pick = await vscode.window.showWarningMessage(
+        `Cancel this task? No agent will be given it again.`,
+        { modal: true, detail: page.model ? taskTitle(page.model.task.instructions, id) : id },
+        'Cancel Task',
+      );
       if (pick !== 'Cancel Task') return;
     }
     await this.pages.busyWith(page, async () => {

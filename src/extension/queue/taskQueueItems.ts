@@ -54,7 +54,10 @@ export function toQueueItemData(node: TaskQueueNode, now: Date): QueueItemData {
         id: `queue:${p.id}`,
         label: p.id,
         description: `${p.status === 'closed' ? 'closed · ' : ''}${s.runningTasks} running · ${s.queuedTasks} queued · ${s.completedTasks} done${s.failedTasks ? ` · ${s.failedTasks} failed` : ''}`,
-        tooltip: { title: p.id, lines: [p.description, `${s.totalTasks} tasks; leases ${p.config.defaultLeaseDurationMinutes} min, ${p.config.defaultMaxRetries} retries by default`].filter(Boolean) },
+        tooltip: {
+          title: p.id,
+          lines: [p.description, `${s.totalTasks} tasks; leases ${p.config.defaultLeaseDurationMinutes} min, ${p.config.defaultMaxRetries} retries by default`].filter(Boolean),
+        },
         iconId: p.status === 'closed' ? 'lock' : 'checklist',
         contextValue: p.status === 'closed' ? 'queueProjectClosed' : 'queueProject',
         collapsible: node.expanded ? 'expanded' : 'collapsed',
@@ -134,6 +137,8 @@ export function queueStatusText(projects: readonly QueueProject[]): { text: stri
   const queued = active.reduce((n, p) => n + p.stats.queuedTasks, 0);
   return {
     text: `$(checklist) ${running} running · ${queued} queued`,
-    tooltip: ['Agent Progress task queue', ...active.map((p) => `${p.id}: ${p.stats.runningTasks} running, ${p.stats.queuedTasks} queued, ${p.stats.completedTasks} done`)].join('\n'),
+    tooltip: ['Agent Progress task queue', ...active.map((p) => `${p.id}: ${p.stats.runningTasks} running, ${p.stats.queuedTasks} queued, ${p.stats.completedTasks} done`)].join(
+      '\n',
+    ),
   };
 }

@@ -53,7 +53,13 @@ export class TaskQueueProvider extends Disposable implements vscode.TreeDataProv
         return withTasks.map((project) => ({ kind: 'queueProject', project, expanded: withTasks.length === 1 || project.stats.runningTasks > 0 }));
       }
       if (node.kind === 'queueProject') {
-        return STATUS_ORDER.map((status) => ({ kind: 'status', projectId: node.project.id, status, count: countOf(node.project, status), closed: node.project.status === 'closed' }));
+        return STATUS_ORDER.map((status) => ({
+          kind: 'status',
+          projectId: node.project.id,
+          status,
+          count: countOf(node.project, status),
+          closed: node.project.status === 'closed',
+        }));
       }
       if (node.kind === 'status') {
         if (node.count === 0) return [];

@@ -54,5 +54,10 @@ export function activateReview(shared: Shared, commands: readonly CommandLine<Re
   const reviewStatusFile = new ReviewStatusFile(path.join((context.storageUri ?? context.globalStorageUri).fsPath, STATUS_FILE_NAME), reviewModel, logger);
   const reviewComments = new ReviewComments(reviewModel, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
   reviewModel.watchJournal();
-  return new Feature({ ...shared, reviewModel, review: provider, reviewView: view, reviewStatus, reviewStatusFile, reviewComments }, commands, [reviewModel, reviewStatus, reviewStatusFile, reviewComments]);
+  return new Feature({ ...shared, reviewModel, review: provider, reviewView: view, reviewStatus, reviewStatusFile, reviewComments }, commands, [
+    reviewModel,
+    reviewStatus,
+    reviewStatusFile,
+    reviewComments,
+  ]);
 }

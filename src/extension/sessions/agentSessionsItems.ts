@@ -47,7 +47,14 @@ export function groupSessions(sessions: readonly SessionOverview[]): Extract<Age
     const projects = byProvider.get(s.provider) ?? new Map<string, ProjectGroup>();
     byProvider.set(s.provider, projects);
     const key = `${s.provider}:${s.project_hash ?? 'none'}`;
-    const group = projects.get(key) ?? { provider: s.provider, key, name: s.project_path ? basename(s.project_path) : 'No project', path: s.project_path, sessions: [], lastActivity: null };
+    const group = projects.get(key) ?? {
+      provider: s.provider,
+      key,
+      name: s.project_path ? basename(s.project_path) : 'No project',
+      path: s.project_path,
+      sessions: [],
+      lastActivity: null,
+    };
     group.sessions.push(s);
     const last = s.end_time ?? s.start_time;
     if (last && (group.lastActivity === null || last > group.lastActivity)) group.lastActivity = last;
@@ -56,7 +63,9 @@ export function groupSessions(sessions: readonly SessionOverview[]): Extract<Age
   return [...byProvider.entries()]
     .sort((a, b) => PROVIDER_ORDER.indexOf(a[0]) - PROVIDER_ORDER.indexOf(b[0]))
     .map(([provider, projects]) => {
-      const list = [...projects.values()].sort((a, b) => ((a.lastActivity ?? '') > (b.lastActivity ?? '') ? -1 : (a.lastActivity ?? '') < (b.lastActivity ?? '') ? 1 : a.name.localeCompare(b.name)));
+      const list = [...projects.values()].sort((a, b) =>
+        (a.lastActivity ?? '') > (b.lastActivity ?? '') ? -1 : (a.lastActivity ?? '') < (b.lastActivity ?? '') ? 1 : a.name.localeCompare(b.name),
+      );
       return { kind: 'provider' as const, provider, sessions: list.reduce((n, g) => n + g.sessions.length, 0), projects: list };
     });
 }
@@ -86,7 +95,10 @@ export function sessionDescription(s: SessionOverview, now: Date): string {
 
 export function sessionTooltip(s: SessionOverview): TooltipData {
   const lines = [`${PROVIDER_LABELS[s.provider] ?? s.provider}${s.kind !== 'main' ? ` (${s.kind})` : ''}${s.project_path ? ` in ${s.project_path}` : ''}`];
-  if (s.start_time) lines.push(`${exactTime(s.start_time)}${s.end_time ? ` to ${exactTime(s.end_time)}` : ''}${s.duration_seconds !== null ? ` (${Math.round(s.duration_seconds / 60)} min)` : ''}`);
+  if (s.start_time)
+    lines.push(
+      `${exactTime(s.start_time)}${s.end_time ? ` to ${exactTime(s.end_time)}` : ''}${s.duration_seconds !== null ? ` (${Math.round(s.duration_seconds / 60)} min)` : ''}`,
+    );
   lines.push(`${s.turn_count} turns, ${s.tool_calls} tool calls, ${s.failed_tool_calls} failed`);
   lines.push(`${s.total_tokens.toLocaleString('en-US')} tokens${s.models.length > 0 ? ` (${s.models.join(', ')})` : ''}`);
   lines.push(`Health ${s.score}/100${s.subagents > 0 ? ` · ${s.subagents} sub-agent session${s.subagents === 1 ? '' : 's'}` : ''}`);

@@ -9,7 +9,6 @@ import { ViewIds } from '../commandIds';
 import type { TraceHost } from '../traceHost';
 import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode } from './agentSessionsItems';
 
-
 export class AgentSessionsProvider extends Disposable implements vscode.TreeDataProvider<AgentSessionsNode> {
   private readonly changed = this.register(new vscode.EventEmitter<AgentSessionsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;

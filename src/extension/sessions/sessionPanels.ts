@@ -42,7 +42,14 @@ export function toSessionPage(view: SessionView, ledger: LedgerLink[]): SessionP
     },
     parentId: s.parent_id,
     children: view.children.map((c) => ({ id: c.id, kind: c.kind, title: sessionLabel(c), toolCalls: c.tool_calls, failedToolCalls: c.failed_tool_calls })),
-    insights: view.analysis.insights.map((i) => ({ severity: i.severity, lens: i.lens, message: i.message, turnIndex: i.turn_index, eventIndex: i.event_index ?? null, impact: i.impact })),
+    insights: view.analysis.insights.map((i) => ({
+      severity: i.severity,
+      lens: i.lens,
+      message: i.message,
+      turnIndex: i.turn_index,
+      eventIndex: i.event_index ?? null,
+      impact: i.impact,
+    })),
     ledger,
     turns: view.turns.map((t) => ({
       ...t,

@@ -114,7 +114,12 @@ export class Pages<M, ToPage, FromPage extends { type: string }> extends Disposa
     if (page) {
       page.panel.reveal();
     } else {
-      const panel = vscode.window.createWebviewPanel(this.config.viewType, this.config.title(model), options.beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active, webviewOptions(this.extensionUri));
+      const panel = vscode.window.createWebviewPanel(
+        this.config.viewType,
+        this.config.title(model),
+        options.beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
+        webviewOptions(this.extensionUri),
+      );
       page = this.adopt(id, panel);
     }
     page.model = model;

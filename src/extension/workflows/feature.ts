@@ -40,5 +40,10 @@ export function activateWorkflows(shared: Shared, commands: readonly CommandLine
   reviews.watchJournal(() => void workflowStatus.update());
   registerSnapshotDocuments(shared.context, shared.host, shared.logger);
   const refreshed = provider.onDidRefresh(() => void workflowStatus.update());
-  return new Feature({ ...shared, workflows: provider, workflowsView: view, workflowPanels, workflowStatus, reviews }, commands, [workflowPanels, workflowStatus, reviews, refreshed]);
+  return new Feature({ ...shared, workflows: provider, workflowsView: view, workflowPanels, workflowStatus, reviews }, commands, [
+    workflowPanels,
+    workflowStatus,
+    reviews,
+    refreshed,
+  ]);
 }

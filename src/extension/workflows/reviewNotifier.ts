@@ -91,7 +91,10 @@ export class ReviewNotifier extends Disposable {
     for (const r of fresh) this.announced.add(r.eventId);
     if (fresh.length === 0 || this.disposed) return;
     if (fresh.length > MAX_SEPARATE) {
-      const message = `Agent Progress: agents ask for ${fresh.length} reviews (${fresh.map((r) => `"${r.taskName}"`).slice(0, 3).join(', ')}…).`;
+      const message = `Agent Progress: agents ask for ${fresh.length} reviews (${fresh
+        .map((r) => `"${r.taskName}"`)
+        .slice(0, 3)
+        .join(', ')}…).`;
       this.present(message, fresh, { workflowId: fresh[0]!.workflowId, taskId: fresh[0]!.taskId });
       return;
     }

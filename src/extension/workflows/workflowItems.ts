@@ -159,7 +159,14 @@ function taskTooltip(task: TrackedTask): TooltipData {
   if (task.completedAt) lines.push(`Completed ${exactTime(task.completedAt)} (${duration(task.durationSeconds)})`);
   if (task.areas.length > 0) lines.push(`Areas: ${task.areas.join(', ')}`);
   const s = task.startSnapshot;
-  if (s) lines.push(s.type === 'git' ? `Snapshot: git${s.head ? ` at ${s.head.slice(0, 7)}` : ' (no commit yet)'}${s.branch ? ` on ${s.branch}` : ''}` : s.type === 'checksum' ? `Snapshot: checksums of ${s.fileCount} files` : `No snapshot: ${s.note ?? ''}`);
+  if (s)
+    lines.push(
+      s.type === 'git'
+        ? `Snapshot: git${s.head ? ` at ${s.head.slice(0, 7)}` : ' (no commit yet)'}${s.branch ? ` on ${s.branch}` : ''}`
+        : s.type === 'checksum'
+          ? `Snapshot: checksums of ${s.fileCount} files`
+          : `No snapshot: ${s.note ?? ''}`,
+    );
   if (task.outcome?.manual_review_needed) lines.push(`Manual review needed${task.outcome.manual_review_reason ? `: ${task.outcome.manual_review_reason}` : ''}`);
   for (const w of task.verification?.warnings ?? []) lines.push(`Warning: ${w}`);
   lines.push(`ID: ${task.id}`);
@@ -186,8 +193,18 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
       const state = workflowState(w);
       const done = w.succeeded + w.partial + w.failed;
       const parts = [w.running > 0 ? `${w.running} running` : '', w.taskCount > 0 ? `${done}/${w.taskCount} done` : 'no tasks yet', relativeTime(w.lastActivityAt, now)];
-      const icon = { running: ['sync~spin', 'charts.blue'], empty: ['circle-large-outline', ''], failed: ['error', 'testing.iconFailed'], partial: ['warning', 'problemsWarningIcon.foreground'], done: ['pass', 'testing.iconPassed'] }[state];
-      const lines = [`Project ${w.projectId}`, `Started ${exactTime(w.createdAt)}`, `${w.taskCount} tasks: ${w.running} running, ${w.succeeded} succeeded, ${w.partial} partial, ${w.failed} failed`];
+      const icon = {
+        running: ['sync~spin', 'charts.blue'],
+        empty: ['circle-large-outline', ''],
+        failed: ['error', 'testing.iconFailed'],
+        partial: ['warning', 'problemsWarningIcon.foreground'],
+        done: ['pass', 'testing.iconPassed'],
+      }[state];
+      const lines = [
+        `Project ${w.projectId}`,
+        `Started ${exactTime(w.createdAt)}`,
+        `${w.taskCount} tasks: ${w.running} running, ${w.succeeded} succeeded, ${w.partial} partial, ${w.failed} failed`,
+      ];
       if (w.plan.length > 0) lines.push('Plan:', ...w.plan.map((s) => `${s.step}. ${s.goal}`));
       lines.push(`ID: ${w.id}`);
       const tooltip: TooltipData = { title: w.name, lines };
@@ -258,7 +275,15 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
         id: `event:${node.event.id}`,
         label: i.description,
         description: `${i.type.replace(/_/g, ' ')}${i.requires_human_review ? ' · review requested' : ''}`,
-        tooltip: { title: i.description, lines: [`Type: ${i.type}`, `Resolution: ${i.resolution}`, ...(i.requires_human_review ? ['A person should review this resolution.'] : []), exactTime(node.event.createdAt)] },
+        tooltip: {
+          title: i.description,
+          lines: [
+            `Type: ${i.type}`,
+            `Resolution: ${i.resolution}`,
+            ...(i.requires_human_review ? ['A person should review this resolution.'] : []),
+            exactTime(node.event.createdAt),
+          ],
+        },
         iconId: i.requires_human_review ? 'report' : 'issues',
         ...(i.requires_human_review ? { iconColor: 'problemsWarningIcon.foreground' } : {}),
         contextValue: 'issue',
@@ -292,7 +317,11 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
         description: parts.filter(Boolean).join(' · '),
         tooltip: {
           title: f.path,
-          lines: [`${icon.letter} ${f.status}${f.from ? ` from ${f.from}` : ''}`, ...(f.inScope ? [] : ['Outside the areas the task declared']), 'Click to compare with the start of the task'],
+          lines: [
+            `${icon.letter} ${f.status}${f.from ? ` from ${f.from}` : ''}`,
+            ...(f.inScope ? [] : ['Outside the areas the task declared']),
+            'Click to compare with the start of the task',
+          ],
         },
         iconId: icon.icon,
         iconColor: f.inScope ? icon.color : 'problemsWarningIcon.foreground',

@@ -52,7 +52,15 @@ function toTaskView(task: TrackedTask, byId: Map<string, TrackedTask>): TaskView
 }
 
 function timelineItem(e: WorkflowEvent, names: Map<string, string>): TimelineItem {
-  const base = { seq: e.seq, kind: e.kind, at: e.createdAt, taskId: e.taskId, taskName: e.taskId ? (names.get(e.taskId) ?? e.taskId) : null, review: e.review, progress: null as number | null };
+  const base = {
+    seq: e.seq,
+    kind: e.kind,
+    at: e.createdAt,
+    taskId: e.taskId,
+    taskName: e.taskId ? (names.get(e.taskId) ?? e.taskId) : null,
+    review: e.review,
+    progress: null as number | null,
+  };
   switch (e.kind) {
     case 'workflow_started':
       return { ...base, title: `Workflow started: ${e.data.name}`, detail: [] };
@@ -62,17 +70,29 @@ function timelineItem(e: WorkflowEvent, names: Map<string, string>): TimelineIte
       return {
         ...base,
         title: `${e.data.question} → ${e.data.chosen}`,
-        detail: [`${e.data.category.replace(/_/g, ' ')}`, ...(e.data.options_considered.length > 0 ? [`Options: ${e.data.options_considered.join(', ')}`] : []), e.data.reasoning, ...(e.data.trade_offs ? [`Trade-offs: ${e.data.trade_offs}`] : [])],
+        detail: [
+          `${e.data.category.replace(/_/g, ' ')}`,
+          ...(e.data.options_considered.length > 0 ? [`Options: ${e.data.options_considered.join(', ')}`] : []),
+          e.data.reasoning,
+          ...(e.data.trade_offs ? [`Trade-offs: ${e.data.trade_offs}`] : []),
+        ],
       };
     case 'issue':
-      return { ...base, title: e.data.description, detail: [e.data.type.replace(/_/g, ' '), `Resolution: ${e.data.resolution}`, ...(e.data.requires_human_review ? ['A person should review this.'] : [])] };
+      return {
+        ...base,
+        title: e.data.description,
+        detail: [e.data.type.replace(/_/g, ' '), `Resolution: ${e.data.resolution}`, ...(e.data.requires_human_review ? ['A person should review this.'] : [])],
+      };
     case 'milestone':
       return { ...base, title: e.data.message, detail: e.data.metadata ? [JSON.stringify(e.data.metadata)] : [], progress: e.data.progress ?? null };
     case 'task_completed':
       return {
         ...base,
         title: `Completed (${e.data.status.replace(/_/g, ' ')}): ${e.data.summary}`,
-        detail: [`${e.data.files} file${e.data.files === 1 ? '' : 's'} changed`, ...(e.data.manual_review_needed ? [`Manual review needed${e.data.manual_review_reason ? `: ${e.data.manual_review_reason}` : ''}`] : [])],
+        detail: [
+          `${e.data.files} file${e.data.files === 1 ? '' : 's'} changed`,
+          ...(e.data.manual_review_needed ? [`Manual review needed${e.data.manual_review_reason ? `: ${e.data.manual_review_reason}` : ''}`] : []),
+        ],
       };
   }
 }

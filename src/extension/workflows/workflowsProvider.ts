@@ -12,7 +12,6 @@ import { groupChildren, taskChildren, taskNode, toWorkflowTreeItem, type Workflo
 
 const PAGE = 50;
 
-
 export class WorkflowsProvider extends Disposable implements vscode.TreeDataProvider<WorkflowNode> {
   private readonly changed = this.register(new vscode.EventEmitter<WorkflowNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;

@@ -9,9 +9,9 @@ const vscode = connectPage<EntryToHost, HostToEntry>((message) => onMessage(mess
 const app = appRoot();
 
 const SOURCES: Record<string, string> = {
-  sampling: 'summarised by the client\'s model',
+  sampling: "summarised by the client's model",
   openai: 'summarised by the OpenAI-compatible endpoint',
-  'language-model': 'summarised by the editor\'s language model',
+  'language-model': "summarised by the editor's language model",
   fallback: 'extract of the content (no model answered; not cached)',
 };
 

@@ -150,11 +150,29 @@ function render(page: SessionPage, focusEvent: number | undefined): void {
     stat('failed', String(s.failedToolCalls), s.failedToolCalls > 0 ? 'poor' : ''),
     stat('tokens', compact(s.tokens)),
   );
-  const actions = el('p', { className: 'actions' }, el('code', { text: s.id }), ' ', linkButton('Copy ID', () => vscode.postMessage({ type: 'copyId' }), 'secondary'));
+  const actions = el(
+    'p',
+    { className: 'actions' },
+    el('code', { text: s.id }),
+    ' ',
+    linkButton('Copy ID', () => vscode.postMessage({ type: 'copyId' }), 'secondary'),
+  );
   const firstFailure = page.turns.flatMap((t) => t.steps.flatMap((st) => st.tools)).find((t) => t.status === 'error');
-  if (firstFailure) actions.append(' ', linkButton('Jump to first failure', () => focus(firstFailure.eventIndex), 'secondary'));
+  if (firstFailure)
+    actions.append(
+      ' ',
+      linkButton('Jump to first failure', () => focus(firstFailure.eventIndex), 'secondary'),
+    );
   header.append(meta, stats, actions);
-  if (page.parentId) header.append(el('p', { className: 'muted' }, 'Part of ', linkButton(page.parentId, () => vscode.postMessage({ type: 'openSession', id: page.parentId! }))));
+  if (page.parentId)
+    header.append(
+      el(
+        'p',
+        { className: 'muted' },
+        'Part of ',
+        linkButton(page.parentId, () => vscode.postMessage({ type: 'openSession', id: page.parentId! })),
+      ),
+    );
   if (s.models.length > 0) header.append(el('p', { className: 'muted', text: `Models: ${s.models.join(', ')}` }));
 
   const sections: HTMLElement[] = [header];
@@ -163,28 +181,49 @@ function render(page: SessionPage, focusEvent: number | undefined): void {
     for (const i of page.insights) {
       const item = el('li', { className: `insight ${i.severity.toLowerCase()}` }, el('span', { className: 'severity', text: i.severity }), ' ', el('span', { text: i.message }));
       if (i.impact > 0) item.append(el('span', { className: 'impact', text: ` −${i.impact}` }));
-      if (i.eventIndex !== null) item.append(' ', linkButton('show', () => focus(i.eventIndex!)));
+      if (i.eventIndex !== null)
+        item.append(
+          ' ',
+          linkButton('show', () => focus(i.eventIndex!)),
+        );
       list.append(item);
     }
     sections.push(el('h2', { text: 'Health' }), list);
   }
   if (page.children.length > 0) {
     const list = el('ul', { className: 'children' });
-    for (const c of page.children) list.append(el('li', {}, linkButton(c.title, () => vscode.postMessage({ type: 'openSession', id: c.id })), el('span', { className: 'muted', text: ` ${c.kind} · ${c.toolCalls} tool calls${c.failedToolCalls > 0 ? `, ${c.failedToolCalls} failed` : ''}` })));
+    for (const c of page.children)
+      list.append(
+        el(
+          'li',
+          {},
+          linkButton(c.title, () => vscode.postMessage({ type: 'openSession', id: c.id })),
+          el('span', { className: 'muted', text: ` ${c.kind} · ${c.toolCalls} tool calls${c.failedToolCalls > 0 ? `, ${c.failedToolCalls} failed` : ''}` }),
+        ),
+      );
     sections.push(el('h2', { text: 'Sub-agents' }), list);
   }
   if (page.ledger.length > 0) {
     const list = el('ul', { className: 'ledger' });
     for (const l of page.ledger) {
-      list.append(el('li', {}, el('span', { className: 'muted', text: `${clock(l.at)} ${l.toolset}${l.agentId ? ` · ${l.agentId}` : ''} · ` }), linkButton(l.title, () => vscode.postMessage({ type: 'openEntry', id: l.id, projectId: l.projectId }))));
+      list.append(
+        el(
+          'li',
+          {},
+          el('span', { className: 'muted', text: `${clock(l.at)} ${l.toolset}${l.agentId ? ` · ${l.agentId}` : ''} · ` }),
+          linkButton(l.title, () => vscode.postMessage({ type: 'openEntry', id: l.id, projectId: l.projectId })),
+        ),
+      );
     }
     sections.push(el('h2', { text: 'Recorded in the ledger during this session' }), list);
   }
   sections.push(el('h2', { text: 'Timeline' }));
   const timeline = el('div', { className: 'timeline' }, ...page.turns.map(renderTurn));
   sections.push(timeline);
-  if (page.moreTurns > 0) sections.push(el('p', { className: 'muted', text: `${page.moreTurns} more turns are not shown; ask an agent with get_session_details to page through them.` }));
-  if (page.malformedLines > 0) sections.push(el('p', { className: 'muted', text: `${page.malformedLines} unreadable line(s) skipped (a record cut off, or one still being written).` }));
+  if (page.moreTurns > 0)
+    sections.push(el('p', { className: 'muted', text: `${page.moreTurns} more turns are not shown; ask an agent with get_session_details to page through them.` }));
+  if (page.malformedLines > 0)
+    sections.push(el('p', { className: 'muted', text: `${page.malformedLines} unreadable line(s) skipped (a record cut off, or one still being written).` }));
   app.replaceChildren(...sections);
   if (focusEvent !== undefined) focus(focusEvent);
 }

@@ -48,7 +48,8 @@ function render(view: TaskPageView, busy: boolean, error: string | undefined): v
   const actions = el('p', { className: 'actions' });
   const requeueable = t.status === 'running' || t.status === 'failed' || t.status === 'cancelled';
   const cancellable = t.status === 'queued' || t.status === 'running';
-  if (requeueable && !view.projectClosed) actions.append(button(t.status === 'running' ? 'Take back and requeue' : 'Requeue', { type: 'requeue' }, { disabled: busy, id: 'requeue' }), ' ');
+  if (requeueable && !view.projectClosed)
+    actions.append(button(t.status === 'running' ? 'Take back and requeue' : 'Requeue', { type: 'requeue' }, { disabled: busy, id: 'requeue' }), ' ');
   if (cancellable) actions.append(button('Cancel task', { type: 'cancel' }, { secondary: true, disabled: busy, id: 'cancel' }), ' ');
   actions.append(button('Copy ID', { type: 'copyId' }, { secondary: true }));
   if (error) actions.append(el('span', { className: 'error', text: ` ${error}` }));
@@ -99,7 +100,10 @@ function render(view: TaskPageView, busy: boolean, error: string | undefined): v
       ),
     );
   });
-  sections.push(el('h2', { text: `Attempts (${t.attempts.length})` }), t.attempts.length > 0 ? attempts : el('p', { className: 'muted', text: 'No agent has taken this task yet.' }));
+  sections.push(
+    el('h2', { text: `Attempts (${t.attempts.length})` }),
+    t.attempts.length > 0 ? attempts : el('p', { className: 'muted', text: 'No agent has taken this task yet.' }),
+  );
 
   app.replaceChildren(...sections);
 }

@@ -63,7 +63,13 @@ function taskCard(task: TaskView, focus: boolean): HTMLElement {
   const head = el('div', { className: 'task-head' }, el('span', { className: `status ${task.status}`, text: status.glyph, title: status.label }), el('h3', { text: task.name }));
   const meta = [status.label, task.durationSeconds !== null ? duration(task.durationSeconds) : `started ${time(task.startedAt)}`, task.snapshot];
   if (task.testsStatus) meta.push(`tests ${task.testsStatus.replace('_', ' ')}`);
-  const card = el('article', { className: `task${focus ? ' focus' : ''}` }, head, el('p', { className: 'meta', text: meta.join(' · ') }), el('p', { className: 'goal', text: task.goal }));
+  const card = el(
+    'article',
+    { className: `task${focus ? ' focus' : ''}` },
+    head,
+    el('p', { className: 'meta', text: meta.join(' · ') }),
+    el('p', { className: 'goal', text: task.goal }),
+  );
   card.id = `task-${task.id}`;
   card.style.marginLeft = `${Math.min(task.depth, 12) * 18}px`;
   if (task.areas.length > 0) card.append(el('ul', { className: 'tags' }, ...task.areas.map((a) => el('li', { text: a }))));
@@ -126,7 +132,14 @@ function render(page: WorkflowPage, focusTaskId: string | undefined): void {
 
   const sections: HTMLElement[] = [header, progress];
   if (page.plan.length > 0) {
-    sections.push(el('section', { className: 'plan' }, el('h2', { text: 'Plan' }), el('ol', {}, ...page.plan.map((s) => el('li', {}, el('strong', { text: s.step }), ' ', el('span', { text: s.goal }))))));
+    sections.push(
+      el(
+        'section',
+        { className: 'plan' },
+        el('h2', { text: 'Plan' }),
+        el('ol', {}, ...page.plan.map((s) => el('li', {}, el('strong', { text: s.step }), ' ', el('span', { text: s.goal })))),
+      ),
+    );
   }
   const tasks = el('section', { className: 'tasks' }, el('h2', { text: 'Tasks' }));
   if (page.tasks.length === 0) tasks.append(el('p', { className: 'muted', text: 'No task started yet.' }));

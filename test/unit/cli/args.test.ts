@@ -20,7 +20,10 @@ describe('CLI arguments', () => {
   });
 
   it('names an unknown option, a missing value and a repeated single flag', () => {
-    assert.throws(() => parseArgv(['--nope'], spec), (e: unknown) => e instanceof UsageError && e.message === 'Unknown option --nope');
+    assert.throws(
+      () => parseArgv(['--nope'], spec),
+      (e: unknown) => e instanceof UsageError && e.message === 'Unknown option --nope',
+    );
     assert.throws(() => parseArgv(['-x'], spec), /Unknown option -x/);
     assert.throws(() => parseArgv(['--key'], spec), /--key needs a value/);
     assert.throws(() => parseArgv(['--key', 'a', '--key', 'b'], spec), /--key was given twice/);

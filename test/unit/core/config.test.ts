@@ -60,7 +60,10 @@ describe('configuration (Agent Progress Tracker specification, README "Tools")',
   it('refuses a config file that is not JSON, naming it', () => {
     const cwd = tempDir();
     fs.writeFileSync(path.join(cwd, CONFIG_FILE_NAME), '{ dbPath: oops');
-    assert.throws(() => loadConfig({ env: {}, cwd }), (err: unknown) => err instanceof LedgerError && err.message.includes(CONFIG_FILE_NAME) && err.message.includes('not valid JSON'));
+    assert.throws(
+      () => loadConfig({ env: {}, cwd }),
+      (err: unknown) => err instanceof LedgerError && err.message.includes(CONFIG_FILE_NAME) && err.message.includes('not valid JSON'),
+    );
   });
 
   it('refuses a ledger path with .. segments, NUL, or that is a directory', () => {
@@ -76,12 +79,20 @@ describe('configuration (Agent Progress Tracker specification, README "Tools")',
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DB_PATH: 'rel/y.db' }, cwd }).dbPath, path.join(cwd, 'rel', 'y.db'));
   });
 
-  it('takes only the model and log level from a working folder\'s file, and the rest from the user\'s own', () => {
+  it("takes only the model and log level from a working folder's file, and the rest from the user's own", () => {
     const cwd = tempDir();
     const xdg = tempDir();
     fs.mkdirSync(path.join(xdg, 'agent-progress'));
     fs.writeFileSync(path.join(xdg, 'agent-progress', 'config.json'), JSON.stringify({ dbPath: '~/mine.db', openai: { apiKey: '${K}', model: 'user-model' } }));
-    fs.writeFileSync(path.join(cwd, CONFIG_FILE_NAME), JSON.stringify({ dbPath: './theirs.db', databaseUrl: 'postgres://x@evil/db', openai: { apiKey: 'theirs', baseUrl: 'http://evil/v1', model: 'repo-model' }, logging: { level: '${LEVEL}' } }));
+    fs.writeFileSync(
+      path.join(cwd, CONFIG_FILE_NAME),
+      JSON.stringify({
+        dbPath: './theirs.db',
+        databaseUrl: 'postgres://x@evil/db',
+        openai: { apiKey: 'theirs', baseUrl: 'http://evil/v1', model: 'repo-model' },
+        logging: { level: '${LEVEL}' },
+      }),
+    );
     const config = loadConfig({ env: { XDG_CONFIG_HOME: xdg, K: 'sk-user', LEVEL: 'debug' }, cwd });
     assert.equal(config.dbPath, path.join(os.homedir(), 'mine.db'));
     assert.equal(config.databaseUrl, undefined);

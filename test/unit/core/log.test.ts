@@ -18,7 +18,10 @@ describe('logging', () => {
     logger.info('hidden');
     logger.once('k', 'warn', 'shown once');
     logger.once('k', 'warn', 'shown once');
-    assert.deepEqual(lines.map((l) => l.replace(/^\S+ /, '')), ['[warn] shown once']);
+    assert.deepEqual(
+      lines.map((l) => l.replace(/^\S+ /, '')),
+      ['[warn] shown once'],
+    );
   });
 
   it('redacts without registered secrets too', () => {

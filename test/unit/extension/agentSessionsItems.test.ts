@@ -17,12 +17,15 @@ describe('Agent Sessions rows', () => {
 
   it('groups sessions by provider (in a fixed order), then project', () => {
     const providers = groupSessions(sessions);
-    assert.deepEqual(providers.map((p) => [p.provider, p.sessions, p.projects.map((g) => g.name)]), [
-      ['claude_code', 2, ['acme-shop']],
-      ['codex', 2, ['acme-shop']],
-      ['gemini', 2, ['acme-shop']],
-      ['vscode_copilot', 2, ['acme-shop']],
-    ]);
+    assert.deepEqual(
+      providers.map((p) => [p.provider, p.sessions, p.projects.map((g) => g.name)]),
+      [
+        ['claude_code', 2, ['acme-shop']],
+        ['codex', 2, ['acme-shop']],
+        ['gemini', 2, ['acme-shop']],
+        ['vscode_copilot', 2, ['acme-shop']],
+      ],
+    );
     const provider = toTreeItemData(providers[0]!, now);
     assert.deepEqual([provider.label, provider.description, provider.collapsible], ['Claude Code', '2 sessions', 'collapsed']);
     const project = toTreeItemData({ kind: 'project', group: providers[1]!.projects[0]! }, now);

@@ -22,7 +22,11 @@ import { ConfigFormatError, readTomlServer, upsertTomlServer } from '../../../sr
 import { TOOLSET_NAMES, toolNamesOf } from '../../../src/mcp/toolsets';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 
-const server = { command: '/usr/bin/node', args: ['/ext/dist/server.js', '--toolset', 'progress,queue'], env: { AGENT_PROGRESS_DB_PATH: '/data/a b/data.db', QUOTE: 'say "hi" \\ there' } };
+const server = {
+  command: '/usr/bin/node',
+  args: ['/ext/dist/server.js', '--toolset', 'progress,queue'],
+  env: { AGENT_PROGRESS_DB_PATH: '/data/a b/data.db', QUOTE: 'say "hi" \\ there' },
+};
 
 /** Parses TOML with Python's tomllib (a real parser), or skips when Python is not there. */
 function parseToml(ctx: Mocha.Context, text: string): Record<string, unknown> {
@@ -44,7 +48,18 @@ const input = (over: Partial<ConnectInput> = {}): ConnectInput => ({
 
 describe('Codex TOML merge', () => {
   it('appends the server table to a file with other tables and comments, which stay byte for byte', function () {
-    const before = ['# my codex config', 'model = "o3"  # inline comment', '', '[mcp_servers.other]', 'command = "npx"', 'args = ["-y", "other-mcp"]', '', '[profiles.fast]', 'model = "gpt-5"', ''].join('\n');
+    const before = [
+      '# my codex config',
+      'model = "o3"  # inline comment',
+      '',
+      '[mcp_servers.other]',
+      'command = "npx"',
+      'args = ["-y", "other-mcp"]',
+      '',
+      '[profiles.fast]',
+      'model = "gpt-5"',
+      '',
+    ].join('\n');
     const after = upsertTomlServer(before, 'agent-progress', server);
     assert.ok(after.startsWith(before), 'the existing text is kept as written');
     const parsed = parseToml(this, after) as { mcp_servers: Record<string, unknown>; profiles: unknown; model: string };
@@ -65,14 +80,19 @@ describe('Codex TOML merge', () => {
       'startup_timeout_sec = 20',
       '',
       '[mcp_servers.agent-progress.env]',
-      'AGENT_PROGRESS_DB_PATH = \'/old/data.db\'',
+      "AGENT_PROGRESS_DB_PATH = '/old/data.db'",
       '',
       '[mcp_servers.after]',
       'command = "x"',
       '',
     ].join('\n');
     const previous = readTomlServer(before, 'agent-progress');
-    assert.deepEqual(previous, { command: 'node', args: ['/old/dist/server.js', '--toolset', 'progress'], env: { AGENT_PROGRESS_DB_PATH: '/old/data.db' }, other: { startup_timeout_sec: 'startup_timeout_sec = 20' } });
+    assert.deepEqual(previous, {
+      command: 'node',
+      args: ['/old/dist/server.js', '--toolset', 'progress'],
+      env: { AGENT_PROGRESS_DB_PATH: '/old/data.db' },
+      other: { startup_timeout_sec: 'startup_timeout_sec = 20' },
+    });
     const after = upsertTomlServer(before, 'agent-progress', server);
     const parsed = parseToml(this, after) as { mcp_servers: Record<string, Record<string, unknown>> };
     assert.deepEqual(parsed.mcp_servers['agent-progress'], { ...server, startup_timeout_sec: 20 });
@@ -93,7 +113,10 @@ describe('Codex TOML merge', () => {
   });
 
   it('refuses a server defined by a dotted key or an inline table, and a value left open, saying what to do', () => {
-    assert.throws(() => readTomlServer('mcp_servers.agent-progress.command = "x"\n', 'agent-progress'), (e: Error) => e instanceof ConfigFormatError && /dotted key or an inline table/.test(e.message) && /run the command again/.test(e.message));
+    assert.throws(
+      () => readTomlServer('mcp_servers.agent-progress.command = "x"\n', 'agent-progress'),
+      (e: Error) => e instanceof ConfigFormatError && /dotted key or an inline table/.test(e.message) && /run the command again/.test(e.message),
+    );
     assert.throws(() => readTomlServer('[mcp_servers]\nagent-progress = { command = "x" }\n', 'agent-progress'), ConfigFormatError);
     assert.throws(() => readTomlServer('args = [\n"a",\n', 'agent-progress'), /line 1: a value is not closed/);
     assert.throws(() => readTomlServer('[broken\n', 'agent-progress'), /line 1: cannot read the table header/);
@@ -110,7 +133,11 @@ describe('Codex TOML merge', () => {
 
 describe('JSON config merge', () => {
   it('reads JSON with comments and trailing commas, leaving commas inside strings alone', () => {
-    assert.deepEqual(parseJsonConfig('{\n  // a comment\n  "a": "http://x//y", /* b */ "c": [1,], "d": "echo a, }",\n}', '.mcp.json').config, { a: 'http://x//y', c: [1], d: 'echo a, }' });
+    assert.deepEqual(parseJsonConfig('{\n  // a comment\n  "a": "http://x//y", /* b */ "c": [1,], "d": "echo a, }",\n}', '.mcp.json').config, {
+      a: 'http://x//y',
+      c: [1],
+      d: 'echo a, }',
+    });
     assert.throws(() => parseJsonConfig('{"mcpServers": ', '.mcp.json'), /\.mcp\.json is not valid JSON \(ValueExpected at line 1, column 16\); fix or remove it/);
     assert.throws(() => parseJsonConfig('[1]', '.mcp.json'), /does not hold a JSON object/);
   });
@@ -121,7 +148,13 @@ describe('Connect Other Agents: entries and plans', () => {
 
   it('groups the toolsets into as few servers as their tool names allow', () => {
     const entries = serverEntries(input());
-    assert.deepEqual(entries.map((e) => [e.name, e.toolsets]), [['agent-progress', ['progress', 'queue', 'traces']], ['agent-progress-workflow', ['workflow']]]);
+    assert.deepEqual(
+      entries.map((e) => [e.name, e.toolsets]),
+      [
+        ['agent-progress', ['progress', 'queue', 'traces']],
+        ['agent-progress-workflow', ['workflow']],
+      ],
+    );
     assert.deepEqual(entries[0]!.launch.args, ['/ext/dist/server.js', '--toolset', 'progress,queue,traces']);
     assert.deepEqual(entries[0]!.launch.env, { AGENT_PROGRESS_DB_PATH: '/storage/data.db', AGENT_PROGRESS_PROJECT: 'repo', AGENT_PROGRESS_WORKSPACE: '/work/repo' });
     assert.deepEqual(serverEntries(input({ toolsets: ['workflow'], node: { command: '/code', env: { ELECTRON_RUN_AS_NODE: '1' } } }))[0]!.launch.env.ELECTRON_RUN_AS_NODE, '1');
@@ -161,7 +194,10 @@ describe('Connect Other Agents: entries and plans', () => {
     const claudeBefore = JSON.stringify({ mcpServers: { github: { command: 'gh-mcp' } }, other: { keep: true } });
     const claude = planClient(AGENT_CLIENTS[0]!, dir, claudeBefore, entries, false);
     assert.equal(claude.status, 'update');
-    assert.deepEqual(claude.changes.map((c) => c.status), ['added', 'added']);
+    assert.deepEqual(
+      claude.changes.map((c) => c.status),
+      ['added', 'added'],
+    );
     const written = JSON.parse(claude.after!) as { mcpServers: Record<string, Record<string, unknown>>; other: unknown };
     assert.deepEqual(Object.keys(written.mcpServers), ['github', 'agent-progress', 'agent-progress-workflow']);
     assert.deepEqual(written.other, { keep: true });
@@ -169,7 +205,10 @@ describe('Connect Other Agents: entries and plans', () => {
 
     const vscodeBefore = '{\n  // mine\n  "inputs": [],\n  "servers": { "agent-progress": { "command": "python", "args": ["mine.py"] } }\n}\n';
     const kept = planClient(AGENT_CLIENTS.find((c) => c.id === 'vscode')!, dir, vscodeBefore, entries, false);
-    assert.deepEqual(kept.changes, [{ name: 'agent-progress', status: 'kept', foreign: 'python mine.py' }, { name: 'agent-progress-workflow', status: 'added' }]);
+    assert.deepEqual(kept.changes, [
+      { name: 'agent-progress', status: 'kept', foreign: 'python mine.py' },
+      { name: 'agent-progress-workflow', status: 'added' },
+    ]);
     assert.match(kept.after!, /^\{\n {2}\/\/ mine\n/, 'comments stay');
     assert.deepEqual(foreignConflicts([kept]), [{ file: path.join('.vscode', 'mcp.json'), name: 'agent-progress', foreign: 'python mine.py' }]);
     const replaced = planClient(AGENT_CLIENTS.find((c) => c.id === 'vscode')!, dir, vscodeBefore, entries, true);
@@ -189,7 +228,11 @@ describe('Connect Other Agents: entries and plans', () => {
     assert.equal(fs.existsSync(path.join(dir, '.cursor')), false);
 
     const again = AGENT_CLIENTS.slice(0, 2).map((c) => planClient(c, dir, fs.readFileSync(path.join(dir, c.file), 'utf8'), entries, false));
-    assert.deepEqual(again.map((p) => p.status), ['unchanged', 'unchanged'], 'a second run changes nothing');
+    assert.deepEqual(
+      again.map((p) => p.status),
+      ['unchanged', 'unchanged'],
+      'a second run changes nothing',
+    );
     const summary = describePlans([claude, codex, kept, broken], entries, input({ workspace: dir }));
     assert.match(summary, /Claude Code: `\.mcp\.json` updated/);
     assert.match(summary, /`agent-progress`: left as it was: a different server of that name is there \(`python mine\.py`\)/);
@@ -200,7 +243,9 @@ describe('Connect Other Agents: entries and plans', () => {
   it('updates without asking an entry this command wrote for an older copy of the extension', () => {
     const dir = tempDir();
     const entries = serverEntries(input({ workspace: dir, toolsets: ['progress'] }));
-    const old = { mcpServers: { 'agent-progress': { command: 'node', args: ['/ext-0.0.9/dist/server.js', '--toolset', 'progress'], env: { AGENT_PROGRESS_DB_PATH: '/storage/data.db' } } } };
+    const old = {
+      mcpServers: { 'agent-progress': { command: 'node', args: ['/ext-0.0.9/dist/server.js', '--toolset', 'progress'], env: { AGENT_PROGRESS_DB_PATH: '/storage/data.db' } } },
+    };
     const plan = planClient(AGENT_CLIENTS[2]!, dir, JSON.stringify(old), entries, false);
     assert.deepEqual(plan.changes, [{ name: 'agent-progress', status: 'updated' }]);
   });
@@ -209,8 +254,16 @@ describe('Connect Other Agents: entries and plans', () => {
     const bin = tempDir();
     const node = path.join(bin, process.platform === 'win32' ? 'node.exe' : 'node');
     fs.writeFileSync(node, '', { mode: 0o755 });
-    assert.deepEqual(resolveNode({ pathEnv: `relative${path.delimiter}${bin}`, execPath: '/code', electron: true, versionOf: () => 'v22.1.0\n' }), { command: node, env: {}, source: 'path' });
-    assert.deepEqual(resolveNode({ pathEnv: bin, execPath: '/code', electron: true, versionOf: () => 'v18.0.0' }), { command: '/code', env: { ELECTRON_RUN_AS_NODE: '1' }, source: 'editor' });
+    assert.deepEqual(resolveNode({ pathEnv: `relative${path.delimiter}${bin}`, execPath: '/code', electron: true, versionOf: () => 'v22.1.0\n' }), {
+      command: node,
+      env: {},
+      source: 'path',
+    });
+    assert.deepEqual(resolveNode({ pathEnv: bin, execPath: '/code', electron: true, versionOf: () => 'v18.0.0' }), {
+      command: '/code',
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+      source: 'editor',
+    });
     assert.deepEqual(resolveNode({ pathEnv: '', execPath: '/srv/node', electron: false, versionOf: () => undefined }), { command: '/srv/node', env: {}, source: 'editor' });
   });
 

@@ -43,12 +43,12 @@ describe('extension manifest', () => {
     for (const c of pkg.contributes.commands) assert.equal(c.category, 'Agent Progress', c.command);
   });
 
-  it('lists every contributed command on one line of one feature\'s command table', () => {
+  it("lists every contributed command on one line of one feature's command table", () => {
     const problems = commandProblems({ ids: CommandIds, contributed: pkg.contributes.commands.map((c) => c.command), files: extensionSources(root) });
     assert.deepEqual(problems, []);
   });
 
-  it('would require a throwaway command\'s manifest entry, and take it with its id and one table line', () => {
+  it("would require a throwaway command's manifest entry, and take it with its id and one table line", () => {
     // Adding a command: an id in CommandIds, a line in its feature's table, a manifest entry.
     const files = extensionSources(root);
     const table = files.get('setup/feature.ts')!;
@@ -81,13 +81,21 @@ describe('extension manifest', () => {
     });
     const viewIdNames = Object.entries(ViewIds).filter(([k]) => k !== 'container');
     assert.deepEqual(views.sort(), viewIdNames.map(([, v]) => v).sort());
-    for (const [name] of viewIdNames) assert.match(code, new RegExp(`create(TreeView|WebviewPanel)\\(ViewIds\\.${name}\\b|registerWebviewViewProvider\\(ViewIds\\.${name}\\b`), name);
-    for (const view of views) assert.ok(pkg.contributes.viewsWelcome.some((w) => w.view === view), `${view} has no viewsWelcome`);
+    for (const [name] of viewIdNames)
+      assert.match(code, new RegExp(`create(TreeView|WebviewPanel)\\(ViewIds\\.${name}\\b|registerWebviewViewProvider\\(ViewIds\\.${name}\\b`), name);
+    for (const view of views)
+      assert.ok(
+        pkg.contributes.viewsWelcome.some((w) => w.view === view),
+        `${view} has no viewsWelcome`,
+      );
     assert.ok(fs.existsSync(path.join(root, pkg.contributes.viewsContainers.activitybar[0]!.icon)));
   });
 
   it('registers the MCP provider under the contributed id', () => {
-    assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders.map((p) => p.id), [MCP_PROVIDER_ID]);
+    assert.deepEqual(
+      pkg.contributes.mcpServerDefinitionProviders.map((p) => p.id),
+      [MCP_PROVIDER_ID],
+    );
     assert.match(code, /registerMcpServerDefinitionProvider\(MCP_PROVIDER_ID,/);
   });
 
@@ -110,12 +118,19 @@ describe('extension manifest', () => {
   });
 
   it('packages only what runs: an allow-list .vscodeignore', () => {
-    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
-    assert.equal(ignore.find((l) => l && !l.startsWith('#')), '**', 'the first rule excludes everything');
+    const ignore = fs
+      .readFileSync(path.join(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    assert.equal(
+      ignore.find((l) => l && !l.startsWith('#')),
+      '**',
+      'the first rule excludes everything',
+    );
     assert.ok(!ignore.some((l) => /node_modules/.test(l) && l.startsWith('!')));
   });
 
-  it('keeps every endpoint, path and credential setting out of a workspace\'s reach (machine scope)', () => {
+  it("keeps every endpoint, path and credential setting out of a workspace's reach (machine scope)", () => {
     const sensitive = Object.keys(pkg.contributes.configuration.properties).filter((key) => /ledgerPath|databaseUrl|baseUrl|Home$|UserDir$|apiKey|token/i.test(key));
     assert.deepEqual(sensitive.sort(), [
       'agentProgress.databaseUrl',
@@ -126,7 +141,8 @@ describe('extension manifest', () => {
       'agentProgress.traces.geminiHome',
       'agentProgress.traces.vscodeUserDir',
     ]);
-    for (const key of sensitive) assert.ok(['machine', 'application'].includes(pkg.contributes.configuration.properties[key]!.scope ?? ''), `${key} is machine- or application-scoped`);
+    for (const key of sensitive)
+      assert.ok(['machine', 'application'].includes(pkg.contributes.configuration.properties[key]!.scope ?? ''), `${key} is machine- or application-scoped`);
   });
 
   it('declares what works in Restricted Mode, and restricts only settings it contributes', () => {

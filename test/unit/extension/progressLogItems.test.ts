@@ -28,10 +28,21 @@ describe('Progress Log rows', () => {
   });
 
   it('shows a project with its entry count and latest activity', () => {
-    const data = toTreeItemData({ kind: 'project', project: { projectId: 'mobile-app', name: 'mobile-app', createdAt: '2025-06-01T00:00:00Z', entryCount: 3, lastEntryAt: '2025-06-15T11:30:00Z' }, expanded: true }, now);
+    const data = toTreeItemData(
+      {
+        kind: 'project',
+        project: { projectId: 'mobile-app', name: 'mobile-app', createdAt: '2025-06-01T00:00:00Z', entryCount: 3, lastEntryAt: '2025-06-15T11:30:00Z' },
+        expanded: true,
+      },
+      now,
+    );
     assert.equal(data.description, '3 entries · 30m ago');
     assert.equal(data.collapsible, 'expanded');
-    assert.equal(toTreeItemData({ kind: 'project', project: { projectId: 'p', name: 'p', createdAt: '2025-06-01T00:00:00Z', entryCount: 1, lastEntryAt: null }, expanded: false }, now, 'auth').description, '#auth');
+    assert.equal(
+      toTreeItemData({ kind: 'project', project: { projectId: 'p', name: 'p', createdAt: '2025-06-01T00:00:00Z', entryCount: 1, lastEntryAt: null }, expanded: false }, now, 'auth')
+        .description,
+      '#auth',
+    );
   });
 
   it('puts the cached summary in the tooltip as plain text', () => {
@@ -62,7 +73,15 @@ describe('time formatting', () => {
 
 describe('session digests in the editor', () => {
   it('gives a digest entry its own icon and says what it is', () => {
-    const digest: EntryListing = { id: 'd1', projectId: 'shop', title: 'Fix lint', createdAt: '2026-05-01T10:00:00.000Z', tags: ['auto', 'gemini'], agentId: 'gemini:5776bca4', hasSummary: false };
+    const digest: EntryListing = {
+      id: 'd1',
+      projectId: 'shop',
+      title: 'Fix lint',
+      createdAt: '2026-05-01T10:00:00.000Z',
+      tags: ['auto', 'gemini'],
+      agentId: 'gemini:5776bca4',
+      hasSummary: false,
+    };
     const item = toTreeItemData({ kind: 'entry', entry: digest }, new Date('2026-05-01T11:00:00Z'));
     assert.equal(item.iconId, 'history');
     assert.match(entryTooltip(digest).lines.join('\n'), /Session digest: written by Agent Progress/);
@@ -73,7 +92,12 @@ describe('session digests in the editor', () => {
 
   it('counts the sessions not yet digested for the status bar, and ticks at half the idle time', () => {
     assert.equal(pendingStatus({ pending: [] }), undefined);
-    const status = pendingStatus({ pending: [{ sessionId: 'a', provider: 'codex', parts: 0, dueInMinutes: 4 }, { sessionId: 'b', provider: 'gemini', parts: 1, dueInMinutes: 9 }] })!;
+    const status = pendingStatus({
+      pending: [
+        { sessionId: 'a', provider: 'codex', parts: 0, dueInMinutes: 4 },
+        { sessionId: 'b', provider: 'gemini', parts: 1, dueInMinutes: 9 },
+      ],
+    })!;
     assert.equal(status.text, '$(history) 2');
     assert.match(status.tooltip, /^2 agent sessions of this workspace not yet digested .*about 4 min/);
     assert.deepEqual([tickInterval(10), tickInterval(0.05), tickInterval(0)], [60_000, 1_500, 1_000]);

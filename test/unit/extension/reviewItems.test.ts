@@ -9,11 +9,42 @@ import { actionIdOf, formatDuration, reviewChildren, reviewStatusText, threadIdO
 const now = new Date('2026-01-10T12:00:00Z');
 
 function agent(name: string, over: Partial<ReviewAgent> = {}): ReviewAgent {
-  return { runId: 'r1', position: 0, name, description: null, state: 'pending', startedAt: null, completedAt: null, durationMs: null, summary: null, starts: 0, completions: 0, anomalies: [], ...over };
+  return {
+    runId: 'r1',
+    position: 0,
+    name,
+    description: null,
+    state: 'pending',
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+    summary: null,
+    starts: 0,
+    completions: 0,
+    anomalies: [],
+    ...over,
+  };
 }
 
 function action(id: string, over: Partial<ReviewAction> = {}): ReviewAction {
-  return { id, runId: 'r1', seq: 1, kind: 'post_comment', target: {}, text: 'A comment', originalText: null, status: 'pending', createdAt: '2026-01-10T11:59:00Z', createdBy: 'security', editedBy: null, decidedAt: null, decidedBy: null, note: null, threadId: null, ...over };
+  return {
+    id,
+    runId: 'r1',
+    seq: 1,
+    kind: 'post_comment',
+    target: {},
+    text: 'A comment',
+    originalText: null,
+    status: 'pending',
+    createdAt: '2026-01-10T11:59:00Z',
+    createdBy: 'security',
+    editedBy: null,
+    decidedAt: null,
+    decidedBy: null,
+    note: null,
+    threadId: null,
+    ...over,
+  };
 }
 
 function state(over: Partial<ReviewState> = {}): ReviewState {
@@ -22,7 +53,15 @@ function state(over: Partial<ReviewState> = {}): ReviewState {
       id: 'r1',
       projectId: 'shop',
       workflow: 'front',
-      definition: { name: 'front', title: 'Front review', description: null, agents: [], phases: ['pending', 'agents-running', 'synthesizing', 'publishing', 'completed', 'failed'], context: { branch: null, merge_request: null, notes: null }, source: '.agent-progress/reviews/front.yaml' },
+      definition: {
+        name: 'front',
+        title: 'Front review',
+        description: null,
+        agents: [],
+        phases: ['pending', 'agents-running', 'synthesizing', 'publishing', 'completed', 'failed'],
+        context: { branch: null, merge_request: null, notes: null },
+        source: '.agent-progress/reviews/front.yaml',
+      },
       phase: 'agents-running',
       context: { branch: 'feature/x', merge_request: '!12', notes: null },
       createdAt: '2026-01-10T11:50:00Z',
@@ -36,7 +75,10 @@ function state(over: Partial<ReviewState> = {}): ReviewState {
       agent('security', { state: 'running', startedAt: '2026-01-10T11:59:30Z', anomalies: ['started twice: …'] }),
       agent('tests'),
     ],
-    actions: [action('a1', { status: 'approved', decidedBy: 'operator:editor (ana)', decidedAt: '2026-01-10T11:59:50Z' }), action('a2', { kind: 'open_thread', target: { file: 'src/db.ts', line: 12 }, threadId: 't1', text: 'Unsafe query\nmore' })],
+    actions: [
+      action('a1', { status: 'approved', decidedBy: 'operator:editor (ana)', decidedAt: '2026-01-10T11:59:50Z' }),
+      action('a2', { kind: 'open_thread', target: { file: 'src/db.ts', line: 12 }, threadId: 't1', text: 'Unsafe query\nmore' }),
+    ],
     threads: [],
     events: [],
     ...over,
@@ -74,7 +116,10 @@ describe('Review tree rows', () => {
   it('lists pending actions first, with approve/edit/dismiss context, and who decided the others', () => {
     const nodes = reviewChildren({ kind: 'actions', state: state() });
     const rows = nodes.map((n) => toReviewItemData(n, now));
-    assert.deepEqual(rows.map((r) => r.contextValue), ['reviewAction.pending', 'reviewAction.approved']);
+    assert.deepEqual(
+      rows.map((r) => r.contextValue),
+      ['reviewAction.pending', 'reviewAction.approved'],
+    );
     assert.equal(rows[0]!.label, 'Open thread: Unsafe query');
     assert.equal(rows[0]!.description, 'src/db.ts:12 · awaiting decision · from security');
     assert.deepEqual(rows[0]!.command, { command: CommandIds.openReviewThread, title: 'Open Thread', arguments: [{ threadId: 't1' }] });

@@ -54,7 +54,10 @@ describe('Task Queue rows', () => {
 
   it('groups by status in reading order, running and queued open, empty groups flat', () => {
     assert.deepEqual(STATUS_ORDER, ['running', 'queued', 'failed', 'completed', 'cancelled']);
-    assert.deepEqual(STATUS_ORDER.map((s) => countOf(project, s)), [2, 4, 1, 2, 0]);
+    assert.deepEqual(
+      STATUS_ORDER.map((s) => countOf(project, s)),
+      [2, 4, 1, 2, 0],
+    );
     const running = toQueueItemData({ kind: 'status', projectId: project.id, status: 'running', count: 2, closed: false }, now);
     assert.equal(running.label, 'Running');
     assert.equal(running.description, '2');
@@ -73,7 +76,10 @@ describe('Task Queue rows', () => {
 
   it('shows a queued retry and a failed task with its reason', () => {
     assert.equal(toQueueItemData({ kind: 'task', task: task({ retryCount: 1 }) }, now).description, 'queued 5m ago, retry 1/3');
-    const failed = toQueueItemData({ kind: 'task', task: task({ status: 'failed', assignedTo: 'worker-2', completedAt: '2025-06-15T11:00:00Z', failureReason: 'timeout', result: 'Lease expired' }) }, now);
+    const failed = toQueueItemData(
+      { kind: 'task', task: task({ status: 'failed', assignedTo: 'worker-2', completedAt: '2025-06-15T11:00:00Z', failureReason: 'timeout', result: 'Lease expired' }) },
+      now,
+    );
     assert.equal(failed.description, 'worker-2 · 1h ago · timeout');
     assert.equal(failed.iconColor, 'charts.red');
     assert.deepEqual(failed.tooltip?.lines, ['tsk_1 · failed', 'Lease expired']);

@@ -47,7 +47,12 @@ function task(over: Partial<TrackedTask> = {}): TrackedTask {
     outcome: { summary: 'Middleware verifies signatures.' },
     metadata: { tests_status: 'passed' },
     verification: { scope_match: false, unexpected_files: ['package.json'], warnings: ['⚠️ 1 file(s) modified outside declared scope (auth)'] },
-    filesChanged: { added: ['src/auth/jwt.ts'], modified: ['package.json'], deleted: ['src/auth/old.ts'], renamed: [{ from: 'src/auth/a.ts', to: 'src/auth/b.ts', similarity: 92 }] },
+    filesChanged: {
+      added: ['src/auth/jwt.ts'],
+      modified: ['package.json'],
+      deleted: ['src/auth/old.ts'],
+      renamed: [{ from: 'src/auth/a.ts', to: 'src/auth/b.ts', similarity: 92 }],
+    },
     filesKnown: true,
     commits: [],
     startSnapshot: snapshot,
@@ -59,10 +64,37 @@ function task(over: Partial<TrackedTask> = {}): TrackedTask {
 const events: WorkflowEvent[] = [
   { seq: 1, id: 'e1', workflowId: 'w1', taskId: null, createdAt: '2025-06-15T10:59:00Z', review: false, kind: 'workflow_started', data: { name: 'Auth' } },
   { seq: 2, id: 'e2', workflowId: 'w1', taskId: 't1', createdAt: '2025-06-15T11:00:00Z', review: false, kind: 'task_started', data: { name: 'Setup JWT middleware' } },
-  { seq: 3, id: 'e3', workflowId: 'w1', taskId: 't1', createdAt: '2025-06-15T11:05:00Z', review: false, kind: 'decision', data: { category: 'library_choice', question: 'Which JWT library?', options_considered: ['jsonwebtoken', 'jose'], chosen: 'jose', reasoning: 'Web crypto.' } },
-  { seq: 4, id: 'e4', workflowId: 'w1', taskId: 't1', createdAt: '2025-06-15T11:06:00Z', review: true, kind: 'issue', data: { type: 'bug_encountered', description: 'Clock skew breaks exp', resolution: 'Leeway of 30 s', requires_human_review: true } },
+  {
+    seq: 3,
+    id: 'e3',
+    workflowId: 'w1',
+    taskId: 't1',
+    createdAt: '2025-06-15T11:05:00Z',
+    review: false,
+    kind: 'decision',
+    data: { category: 'library_choice', question: 'Which JWT library?', options_considered: ['jsonwebtoken', 'jose'], chosen: 'jose', reasoning: 'Web crypto.' },
+  },
+  {
+    seq: 4,
+    id: 'e4',
+    workflowId: 'w1',
+    taskId: 't1',
+    createdAt: '2025-06-15T11:06:00Z',
+    review: true,
+    kind: 'issue',
+    data: { type: 'bug_encountered', description: 'Clock skew breaks exp', resolution: 'Leeway of 30 s', requires_human_review: true },
+  },
   { seq: 5, id: 'e5', workflowId: 'w1', taskId: 't1', createdAt: '2025-06-15T11:10:00Z', review: false, kind: 'milestone', data: { message: 'Running tests...', progress: 75 } },
-  { seq: 6, id: 'e6', workflowId: 'w1', taskId: 't1', createdAt: '2025-06-15T11:20:47Z', review: false, kind: 'task_completed', data: { status: 'success', summary: 'Middleware verifies signatures.', manual_review_needed: false, files: 4 } },
+  {
+    seq: 6,
+    id: 'e6',
+    workflowId: 'w1',
+    taskId: 't1',
+    createdAt: '2025-06-15T11:20:47Z',
+    review: false,
+    kind: 'task_completed',
+    data: { status: 'success', summary: 'Middleware verifies signatures.', manual_review_needed: false, files: 4 },
+  },
 ];
 
 describe('Workflows tree rows', () => {
@@ -77,7 +109,15 @@ describe('Workflows tree rows', () => {
   });
 
   it('shows a running task with its latest milestone and progress, spinning', () => {
-    const data = toWorkflowTreeItem({ kind: 'task', task: task({ status: 'in_progress', completedAt: null, durationSeconds: null, progress: 45, milestone: 'Running tests...', filesChanged: null, verification: null }), subtasks: 1, events: 0 }, now);
+    const data = toWorkflowTreeItem(
+      {
+        kind: 'task',
+        task: task({ status: 'in_progress', completedAt: null, durationSeconds: null, progress: 45, milestone: 'Running tests...', filesChanged: null, verification: null }),
+        subtasks: 1,
+        events: 0,
+      },
+      now,
+    );
     assert.equal(data.description, '45% · Running tests... · started 1h ago');
     assert.deepEqual([data.iconId, data.contextValue, data.collapsible], ['sync~spin', 'trackedTask.running', 'expanded']);
   });
@@ -106,22 +146,40 @@ describe('Workflows tree rows', () => {
 
   it('shows a changed file by name, folder and change, marks one outside scope, and opens its diff on click', () => {
     const files = fileChanges(task());
-    assert.deepEqual(files.map((f) => [f.status, f.path, f.inScope]), [
-      ['modified', 'package.json', false],
-      ['renamed', 'src/auth/b.ts', true],
-      ['added', 'src/auth/jwt.ts', true],
-      ['deleted', 'src/auth/old.ts', true],
-    ]);
+    assert.deepEqual(
+      files.map((f) => [f.status, f.path, f.inScope]),
+      [
+        ['modified', 'package.json', false],
+        ['renamed', 'src/auth/b.ts', true],
+        ['added', 'src/auth/jwt.ts', true],
+        ['deleted', 'src/auth/old.ts', true],
+      ],
+    );
     const pkg = toWorkflowTreeItem({ kind: 'file', file: files[0]! }, now);
     assert.deepEqual([pkg.label, pkg.description, pkg.iconId, pkg.iconColor], ['package.json', 'outside scope', 'diff-modified', 'problemsWarningIcon.foreground']);
     const renamed = toWorkflowTreeItem({ kind: 'file', file: files[1]! }, now);
     assert.deepEqual([renamed.label, renamed.description, renamed.iconId], ['b.ts', '← src/auth/a.ts', 'diff-renamed']);
     assert.equal(renamed.command?.command, CommandIds.openFileChange);
-    assert.deepEqual(renamed.command?.arguments, [{ taskId: 't1', taskName: 'Setup JWT middleware', status: 'renamed', path: 'src/auth/b.ts', from: 'src/auth/a.ts', root: '/repo', inScope: true }]);
+    assert.deepEqual(renamed.command?.arguments, [
+      { taskId: 't1', taskName: 'Setup JWT middleware', status: 'renamed', path: 'src/auth/b.ts', from: 'src/auth/a.ts', root: '/repo', inScope: true },
+    ]);
   });
 
   it('shows a workflow with its running and done counts', () => {
-    const w: WorkflowListing = { id: 'w1', projectId: 'shop', name: 'Auth', description: 'JWT auth', plan: [{ step: '1', goal: 'Middleware' }], createdAt: '2025-06-15T10:59:00Z', taskCount: 3, running: 1, succeeded: 1, partial: 0, failed: 1, lastActivityAt: '2025-06-15T11:50:00Z' };
+    const w: WorkflowListing = {
+      id: 'w1',
+      projectId: 'shop',
+      name: 'Auth',
+      description: 'JWT auth',
+      plan: [{ step: '1', goal: 'Middleware' }],
+      createdAt: '2025-06-15T10:59:00Z',
+      taskCount: 3,
+      running: 1,
+      succeeded: 1,
+      partial: 0,
+      failed: 1,
+      lastActivityAt: '2025-06-15T11:50:00Z',
+    };
     const data = toWorkflowTreeItem({ kind: 'workflow', workflow: w }, now);
     assert.equal(data.description, '1 running · 2/3 done · 10m ago');
     assert.deepEqual([data.iconId, data.collapsible], ['sync~spin', 'expanded']);
@@ -132,22 +190,32 @@ describe('Workflows tree rows', () => {
 describe('workflow page', () => {
   it('carries the plan, tasks with depth and files, progress and a readable timeline', () => {
     const sub = task({ id: 't2', parentTaskId: 't1', name: 'Subtask', status: 'in_progress', progress: 30, milestone: 'Halfway', filesChanged: null, completedAt: null });
-    const page = toWorkflowPage({ workflow: { id: 'w1', projectId: 'shop', name: 'Auth', description: null, plan: [{ step: '1', goal: 'Middleware' }], createdAt: '2025-06-15T10:59:00Z' }, tasks: [task(), sub], events });
+    const page = toWorkflowPage({
+      workflow: { id: 'w1', projectId: 'shop', name: 'Auth', description: null, plan: [{ step: '1', goal: 'Middleware' }], createdAt: '2025-06-15T10:59:00Z' },
+      tasks: [task(), sub],
+      events,
+    });
     assert.deepEqual(page.counts, { total: 2, running: 1, success: 1, partial: 0, failed: 0 });
     assert.equal(page.percentDone, 50);
-    assert.deepEqual(page.tasks.map((t) => [t.name, t.depth, t.files?.length ?? null]), [
-      ['Setup JWT middleware', 0, 4],
-      ['Subtask', 1, null],
-    ]);
+    assert.deepEqual(
+      page.tasks.map((t) => [t.name, t.depth, t.files?.length ?? null]),
+      [
+        ['Setup JWT middleware', 0, 4],
+        ['Subtask', 1, null],
+      ],
+    );
     assert.equal(page.tasks[0]!.snapshot, 'git snapshot at abcdef1 on main, working tree included');
-    assert.deepEqual(page.timeline.map((i) => i.title), [
-      'Workflow started: Auth',
-      'Started Setup JWT middleware',
-      'Which JWT library? → jose',
-      'Clock skew breaks exp',
-      'Running tests...',
-      'Completed (success): Middleware verifies signatures.',
-    ]);
+    assert.deepEqual(
+      page.timeline.map((i) => i.title),
+      [
+        'Workflow started: Auth',
+        'Started Setup JWT middleware',
+        'Which JWT library? → jose',
+        'Clock skew breaks exp',
+        'Running tests...',
+        'Completed (success): Middleware verifies signatures.',
+      ],
+    );
     assert.equal(page.timeline[4]!.progress, 75);
     assert.equal(page.timeline[3]!.review, true);
   });
@@ -173,7 +241,13 @@ describe('status bar and notifications', () => {
 
   it('words a review request for an issue and for an outcome', () => {
     const base = { seq: 1, eventId: 'e', workflowId: 'w', workflowName: 'Auth', taskId: 't', taskName: 'Risky change', createdAt: now.toISOString() };
-    assert.equal(reviewMessage({ ...base, kind: 'issue', text: 'Patched a library locally' }), 'Agent Progress: an agent asks for a review in "Risky change": Patched a library locally');
-    assert.equal(reviewMessage({ ...base, kind: 'task_completed', text: 'Check the token handling' }), 'Agent Progress: "Risky change" finished and needs a manual review: Check the token handling');
+    assert.equal(
+      reviewMessage({ ...base, kind: 'issue', text: 'Patched a library locally' }),
+      'Agent Progress: an agent asks for a review in "Risky change": Patched a library locally',
+    );
+    assert.equal(
+      reviewMessage({ ...base, kind: 'task_completed', text: 'Check the token handling' }),
+      'Agent Progress: "Risky change" finished and needs a manual review: Check the token handling',
+    );
   });
 });

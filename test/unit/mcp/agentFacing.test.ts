@@ -50,7 +50,7 @@ describe('agent-facing: prompts and resources', function () {
     c = undefined;
   });
 
-  it('keeps every toolset\'s tools/list under 4,000 tokens (characters / 4)', async () => {
+  it("keeps every toolset's tools/list under 4,000 tokens (characters / 4)", async () => {
     const dir = tempDir();
     for (const toolset of TOOLSET_NAMES) {
       const s = await connectInMemory({ dir, toolsets: [toolset], workspace: dir });
@@ -62,7 +62,13 @@ describe('agent-facing: prompts and resources', function () {
 
   it('offers each flow only where its toolset is served', async () => {
     const dir = tempDir();
-    const expected: Record<ToolsetName, string[]> = { progress: ['resume_from_log'], queue: ['claim_next_task'], workflow: ['start_tracked_task'], traces: [], review: [] } as Record<ToolsetName, string[]>;
+    const expected: Record<ToolsetName, string[]> = {
+      progress: ['resume_from_log'],
+      queue: ['claim_next_task'],
+      workflow: ['start_tracked_task'],
+      traces: [],
+      review: [],
+    } as Record<ToolsetName, string[]>;
     for (const toolset of TOOLSET_NAMES) {
       const s = await connectInMemory({ dir, toolsets: [toolset], workspace: dir });
       const caps = s.client.getServerCapabilities() ?? {};
@@ -115,9 +121,16 @@ describe('agent-facing: prompts and resources', function () {
   it('lists entries as resources in pages under 30 KB and reads each in full', async () => {
     const dir = tempDir();
     c = await connectInMemory({ dir, project: 'shop' });
-    assert.deepEqual((await c.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate), ['agent-progress://entry/{id}']);
+    assert.deepEqual(
+      (await c.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+      ['agent-progress://entry/{id}'],
+    );
     const total = RESOURCE_PAGE_SIZE * 2 + 7;
-    for (let i = 0; i < total; i++) await c.client.callTool({ name: 'log_progress', arguments: { projectId: 'shop', title: wide(100), content: i === 0 ? '😀'.repeat(10_000) : 'short', tags: Array.from({ length: 10 }, (_, t) => `t${t}-${'x'.repeat(45)}`) } });
+    for (let i = 0; i < total; i++)
+      await c.client.callTool({
+        name: 'log_progress',
+        arguments: { projectId: 'shop', title: wide(100), content: i === 0 ? '😀'.repeat(10_000) : 'short', tags: Array.from({ length: 10 }, (_, t) => `t${t}-${'x'.repeat(45)}`) },
+      });
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -150,8 +163,14 @@ describe('agent-facing: prompts and resources', function () {
     const added = (await c.client.callTool({ name: 'add_task', arguments: { projectId: 'ops', instructions: 'Rotate logs' } })) as CallToolResult;
     const taskId = (added.structuredContent as { task: { id: string } }).task.id;
     const list = await c.client.listResources();
-    assert.deepEqual(list.resources.map((r) => r.uri), [`agent-progress://task/${taskId}`]);
-    const task = JSON.parse((((await c.client.readResource({ uri: `agent-progress://task/${taskId}` })).contents[0]) as { text: string }).text) as { instructions: string; attempts: unknown[] };
+    assert.deepEqual(
+      list.resources.map((r) => r.uri),
+      [`agent-progress://task/${taskId}`],
+    );
+    const task = JSON.parse(((await c.client.readResource({ uri: `agent-progress://task/${taskId}` })).contents[0] as { text: string }).text) as {
+      instructions: string;
+      attempts: unknown[];
+    };
     assert.equal(task.instructions, 'Rotate logs');
     assert.deepEqual(task.attempts, []);
     await c.close();
@@ -160,7 +179,16 @@ describe('agent-facing: prompts and resources', function () {
     const wf = (await c.client.callTool({ name: 'start_workflow', arguments: { name: 'Checkout', plan: [{ step: 'Cart', goal: 'Totals' }] } })) as CallToolResult;
     const workflowId = (wf.structuredContent as { workflow_id: string }).workflow_id;
     const t = (await c.client.callTool({ name: 'start_task', arguments: { workflow_id: workflowId, name: 'Cart', goal: 'Cart totals' } })) as CallToolResult;
-    await c.client.callTool({ name: 'log_decision', arguments: { task_id: (t.structuredContent as { task_id: string }).task_id, category: 'library_choice', question: 'Which money library?', chosen: 'dinero.js', reasoning: 'Integer cents' } });
+    await c.client.callTool({
+      name: 'log_decision',
+      arguments: {
+        task_id: (t.structuredContent as { task_id: string }).task_id,
+        category: 'library_choice',
+        question: 'Which money library?',
+        chosen: 'dinero.js',
+        reasoning: 'Integer cents',
+      },
+    });
     const md = ((await c.client.readResource({ uri: `agent-progress://workflow/${workflowId}` })).contents[0] as { text: string }).text;
     assert.match(md, /^# Checkout/);
     assert.match(md, /1\. Cart: Totals/);

@@ -7,7 +7,16 @@ import { setLedgerBackend } from '../../helpers/inMemoryServer';
 import * as assert from 'node:assert/strict';
 import { databasesCreated, usePostgres } from '../../helpers/postgres';
 
-const FILES = ['./server.test', './queueTools.test', './queueGuards.test', './workflowServer.test', './reviewServer.test', './agentFacing.test', './progressProperties.test', './queueProperties.test'];
+const FILES = [
+  './server.test',
+  './queueTools.test',
+  './queueGuards.test',
+  './workflowServer.test',
+  './reviewServer.test',
+  './agentFacing.test',
+  './progressProperties.test',
+  './queueProperties.test',
+];
 
 describe('MCP tools with the ledger on PostgreSQL', function () {
   this.timeout(60_000);
@@ -28,7 +37,7 @@ describe('MCP tools with the ledger on PostgreSQL', function () {
   }
   // Registered after the files' suites, so it runs after them.
   describe('afterwards', () => {
-    it('opened those servers\' ledgers on PostgreSQL', () => {
+    it("opened those servers' ledgers on PostgreSQL", () => {
       assert.ok(databasesCreated() - createdBefore >= 40, `only ${databasesCreated() - createdBefore} databases were created`);
     });
   });

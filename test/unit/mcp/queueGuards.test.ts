@@ -103,7 +103,10 @@ describe('queue guards (in memory, real clients)', function () {
     await two.call('join_project', { projectId: 'p2' });
     assert.equal((await two.call('get_project')).project.id, 'p2');
     assert.equal((await two.call('add_task', { instructions: 'more for p2' })).task.projectId, 'p2');
-    assert.deepEqual((await two.call('list_tasks')).tasks.map((t: Structured) => t.instructions), ['work of p2', 'more for p2']);
+    assert.deepEqual(
+      (await two.call('list_tasks')).tasks.map((t: Structured) => t.instructions),
+      ['work of p2', 'more for p2'],
+    );
     assert.equal((await two.call('create_task_type', { name: 'fix', template: 'Fix {{n}}' })).taskType.projectId, 'p2');
     assert.equal((await two.call('get_task_type', { typeId: 'fix' })).taskType.projectId, 'p2');
     assert.equal((await two.call('create_tasks_bulk', { tasks: [{ typeId: 'fix', variables: { n: '1' } }] })).tasksCreated, 1);
@@ -114,7 +117,10 @@ describe('queue guards (in memory, real clients)', function () {
     assert.match((await two.refusal('get_agent_status', { agentName: 'alpha' })).message, /^Agent not found: alpha in project p2\./);
 
     // An explicit projectId still wins, and a session that joined nothing must name one.
-    assert.deepEqual((await admin.call('list_tasks', { projectId: 'p1' })).tasks.map((t: Structured) => t.instructions), ['work of p1']);
+    assert.deepEqual(
+      (await admin.call('list_tasks', { projectId: 'p1' })).tasks.map((t: Structured) => t.instructions),
+      ['work of p1'],
+    );
     const none = await another();
     assert.deepEqual(await none.refusal('register_agent', { agentName: 'beta' }), { code: -32602, message: 'projectId is required: pass it, or call join_project first.' });
     assert.deepEqual(await none.refusal('add_task', { instructions: 'x' }), { code: -32602, message: 'projectId is required: pass it, or call join_project first.' });
@@ -154,7 +160,13 @@ describe('queue guards (in memory, real clients)', function () {
     const retried = (await y.call('request_task')).task;
     assert.deepEqual([retried.id, retried.assignedTo, retried.retryCount], [first.id, 'y', 1]);
     const history = (await admin.call('get_task_history', { taskId: first.id })).attempts;
-    assert.deepEqual(history.map((h: Structured) => [h.agentName, h.status]), [['x', 'failed'], ['y', 'running']]);
+    assert.deepEqual(
+      history.map((h: Structured) => [h.agentName, h.status]),
+      [
+        ['x', 'failed'],
+        ['y', 'running'],
+      ],
+    );
   });
 
   it('holds a failed task back from its agent while another agent is busy, then gives it back after the back-off', async () => {

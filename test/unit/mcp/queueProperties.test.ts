@@ -100,7 +100,10 @@ function plausible(field: string, known: { projects: string[]; tasks: string[]; 
     case 'status':
       return fc.constantFrom('queued', 'running', 'completed', 'failed', 'cancelled');
     case 'tasks':
-      return fc.array(fc.oneof(fc.record({ instructions: text }), fc.record({ typeId: fc.constant('t'), variables: fc.record({ a: fc.string({ maxLength: 5 }) }) })), { minLength: 1, maxLength: 5 });
+      return fc.array(fc.oneof(fc.record({ instructions: text }), fc.record({ typeId: fc.constant('t'), variables: fc.record({ a: fc.string({ maxLength: 5 }) }) })), {
+        minLength: 1,
+        maxLength: 5,
+      });
     case 'includeClosed':
     case 'canRetry':
       return fc.boolean();
@@ -136,7 +139,8 @@ describe('queue tools under random and hostile input (properties, in memory)', f
   before(async () => {
     admin = await connectInMemory({ dir: tempDir(), toolsets: ['queue'] });
     agent = await connectInMemory({ dir: '', toolsets: ['queue'], services: admin.services });
-    const ok = async (c: Connected, name: string, args: Record<string, unknown>) => ((await c.client.callTool({ name, arguments: args })) as CallToolResult).structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const ok = async (c: Connected, name: string, args: Record<string, unknown>) =>
+      ((await c.client.callTool({ name, arguments: args })) as CallToolResult).structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     await ok(admin, 'create_project', { name: 'p', defaultLeaseDurationMinutes: 0.02 });
     known.types.push((await ok(admin, 'create_task_type', { projectId: 'p', name: 't', template: 'Do {{a}}', duplicateHandling: 'ignore' })).taskType.id);
     for (let i = 0; i < 20; i++) known.tasks.push((await ok(admin, 'add_task', { projectId: 'p', instructions: `job ${i}` })).task.id);
@@ -153,7 +157,10 @@ describe('queue tools under random and hostile input (properties, in memory)', f
   for (const [tool, spec] of Object.entries(TOOLS)) {
     it(`${tool}: never crashes, refuses clearly, and a refusal changes nothing`, async () => {
       const args = fc.oneof(
-        { weight: 5, arbitrary: fc.record(Object.fromEntries(spec.fields.map((f) => [f, fc.oneof({ weight: 4, arbitrary: plausible(f, known) }, { weight: 1, arbitrary: hostile(known) })]))) },
+        {
+          weight: 5,
+          arbitrary: fc.record(Object.fromEntries(spec.fields.map((f) => [f, fc.oneof({ weight: 4, arbitrary: plausible(f, known) }, { weight: 1, arbitrary: hostile(known) })]))),
+        },
         { weight: 3, arbitrary: fc.record(Object.fromEntries(spec.fields.map((f) => [f, hostile(known)])), { requiredKeys: [] }) },
         { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), hostile(known), { maxKeys: 4 }) },
         { weight: 1, arbitrary: hostile(known) },

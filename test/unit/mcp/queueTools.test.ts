@@ -105,13 +105,11 @@ describe('queue tools (in memory, real clients)', function () {
     const { tools } = await admin.c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
     matchSnapshot(SNAPSHOT, actual);
-    assert.deepEqual(
-      tools.map((t) => t.name).sort(),
-      Object.keys(FULL_OUTPUTS).sort(),
-    );
+    assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(FULL_OUTPUTS).sort());
     assert.ok(JSON.stringify(tools).length / 4 < 4_000, `tools/list is ${Math.round(JSON.stringify(tools).length / 4)} tokens`);
     for (const tool of tools) {
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name}.${hint}`);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+        assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name}.${hint}`);
       for (const [name, prop] of Object.entries(tool.inputSchema.properties ?? {})) assert.ok((prop as { description?: string }).description, `${tool.name}.${name}`);
     }
   });
@@ -124,11 +122,20 @@ describe('queue tools (in memory, real clients)', function () {
       assert.deepEqual((await admin.refusal('create_project', { name: 'emails' })).code, 'conflict');
       assert.equal((await admin.call('get_project', { projectId: 'emails' })).project.description, 'Summarise threads');
       await admin.call('create_project', { name: 'other' });
-      assert.deepEqual((await admin.call('list_projects')).projects.map((p: Structured) => p.id), ['emails', 'other']);
+      assert.deepEqual(
+        (await admin.call('list_projects')).projects.map((p: Structured) => p.id),
+        ['emails', 'other'],
+      );
       assert.equal((await admin.call('join_project', { projectId: 'emails' })).project.id, 'emails');
       assert.equal((await admin.call('close_project', { projectId: 'other' })).project.status, 'closed');
-      assert.deepEqual((await admin.call('list_projects')).projects.map((p: Structured) => p.id), ['emails']);
-      assert.deepEqual((await admin.call('list_projects', { includeClosed: true })).projects.map((p: Structured) => p.id), ['emails', 'other']);
+      assert.deepEqual(
+        (await admin.call('list_projects')).projects.map((p: Structured) => p.id),
+        ['emails'],
+      );
+      assert.deepEqual(
+        (await admin.call('list_projects', { includeClosed: true })).projects.map((p: Structured) => p.id),
+        ['emails', 'other'],
+      );
       assert.deepEqual(await admin.refusal('get_project', { projectId: 'nope' }), {
         code: -32602,
         message: 'Project not found: nope. Use list_projects to see the projects, or create_project to make it.',
@@ -144,8 +151,14 @@ describe('queue tools (in memory, real clients)', function () {
       assert.equal((await admin.call('list_task_types', { projectId: 'p' })).taskTypes.length, 1);
       assert.match((await admin.refusal('create_task_type', { projectId: 'p', name: 'x', template: '{{a}} {{b}}', variables: ['a'] })).message, /uses \{\{b\}\}/);
       assert.equal((await admin.refusal('create_task_type', { projectId: 'p', name: 'summarise' })).code, 'conflict');
-      assert.equal((await admin.refusal('create_task_type', { projectId: 'p', name: 'y', duplicateHandling: 'sometimes' })).message, 'duplicateHandling must be one of allow, ignore, fail (got "sometimes")');
-      assert.equal((await admin.refusal('create_task_type', { projectId: 'p', name: 'z', leaseDurationMinutes: 0 })).message, 'leaseDurationMinutes must be between 0.01 and 10080 minutes');
+      assert.equal(
+        (await admin.refusal('create_task_type', { projectId: 'p', name: 'y', duplicateHandling: 'sometimes' })).message,
+        'duplicateHandling must be one of allow, ignore, fail (got "sometimes")',
+      );
+      assert.equal(
+        (await admin.refusal('create_task_type', { projectId: 'p', name: 'z', leaseDurationMinutes: 0 })).message,
+        'leaseDurationMinutes must be between 0.01 and 10080 minutes',
+      );
     });
   });
 
@@ -161,8 +174,14 @@ describe('queue tools (in memory, real clients)', function () {
       const { task } = await admin.call('add_task', { projectId: 'p', typeId: 'sum', variables: { id: '42' } });
       assert.equal(task.instructions, 'Summarise 42');
       assert.deepEqual(task.variables, { id: '42' });
-      assert.equal((await admin.refusal('add_task', { projectId: 'p', typeId: 'sum', variables: {} })).message, 'Variables for task type "sum": missing "id". It takes exactly: id');
-      assert.equal((await admin.refusal('add_task', { projectId: 'p', typeId: 'sum', variables: { id: '1', extra: 'x' } })).message, 'Variables for task type "sum": unknown "extra". It takes exactly: id');
+      assert.equal(
+        (await admin.refusal('add_task', { projectId: 'p', typeId: 'sum', variables: {} })).message,
+        'Variables for task type "sum": missing "id". It takes exactly: id',
+      );
+      assert.equal(
+        (await admin.refusal('add_task', { projectId: 'p', typeId: 'sum', variables: { id: '1', extra: 'x' } })).message,
+        'Variables for task type "sum": unknown "extra". It takes exactly: id',
+      );
       assert.match((await admin.refusal('add_task', { projectId: 'p', typeId: 'sum', instructions: 'raw', variables: { id: '1' } })).message, /has a template: give variables/);
       assert.match((await admin.refusal('add_task', { projectId: 'p', instructions: 'plain', variables: { id: '1' } })).message, /takes no variables/);
       assert.match((await admin.refusal('add_task', { projectId: 'p' })).message, /instructions is required/);
@@ -195,7 +214,10 @@ describe('queue tools (in memory, real clients)', function () {
       );
       assert.match(out.errors[3].message, /same variables already exists/);
       assert.equal(out.createdTasks.length, 996);
-      assert.equal((await admin.refusal('create_tasks_bulk', { projectId: 'p', tasks: Array(1001).fill({ instructions: 'x' }) })).message, 'tasks exceeds maximum of 1000 items per call; split the import');
+      assert.equal(
+        (await admin.refusal('create_tasks_bulk', { projectId: 'p', tasks: Array(1001).fill({ instructions: 'x' }) })).message,
+        'tasks exceeds maximum of 1000 items per call; split the import',
+      );
       assert.equal((await admin.call('list_tasks', { projectId: 'p', status: 'queued', limit: 1 })).total, 996);
     });
 
@@ -207,7 +229,10 @@ describe('queue tools (in memory, real clients)', function () {
       const got = await admin.call('get_task', { taskId: page.tasks[0].id });
       assert.deepEqual(got.task.attempts, []);
       assert.equal((await admin.refusal('get_task', { taskId: 'nope' })).code, -32602);
-      assert.equal((await admin.refusal('list_tasks', { projectId: 'p', status: 'done' })).message, 'status must be one of queued, running, completed, failed, cancelled (got "done")');
+      assert.equal(
+        (await admin.refusal('list_tasks', { projectId: 'p', status: 'done' })).message,
+        'status must be one of queued, running, completed, failed, cancelled (got "done")',
+      );
     });
   });
 
@@ -291,7 +316,10 @@ describe('queue tools (in memory, real clients)', function () {
       const held = (await a.call('request_task')).task;
       assert.equal(held.id, quick.id);
       await waitFor(() => Date.parse(held.leaseExpiresAt) < Date.now() - 5, 'the lease to run out', 5_000);
-      assert.match((await a.refusal('complete_task', { taskId: quick.id, explanation: 'too late' })).message, /Your lease on task \S+ expired at \S+ and the task was put back in the queue/);
+      assert.match(
+        (await a.refusal('complete_task', { taskId: quick.id, explanation: 'too late' })).message,
+        /Your lease on task \S+ expired at \S+ and the task was put back in the queue/,
+      );
       const second = (await a.call('request_task')).task;
       assert.deepEqual([second.id, second.retryCount], [quick.id, 1]);
       await waitFor(() => Date.parse(second.leaseExpiresAt) < Date.now() - 5, 'the second lease to run out', 5_000);
@@ -360,7 +388,10 @@ describe('queue tools (in memory, real clients)', function () {
         assert.equal(refused.code, 'permission_denied', tool);
         assert.match(refused.message, /This session is agent a of project p; it cannot read or change project secret/, tool);
       }
-      assert.deepEqual((await a.call('list_projects')).projects.map((p: Structured) => p.id), ['p']);
+      assert.deepEqual(
+        (await a.call('list_projects')).projects.map((p: Structured) => p.id),
+        ['p'],
+      );
       assert.equal((await a.refusal('close_project', { projectId: 'p' })).code, 'permission_denied');
       assert.equal((await admin.call('get_task', { taskId: secretTask.id })).task.status, 'queued');
     });

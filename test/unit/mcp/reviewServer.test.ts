@@ -63,24 +63,44 @@ describe('review tools (in memory, real client)', function () {
     const { tools } = await c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
     matchSnapshot(SNAPSHOT, actual);
-    assert.deepEqual(tools.map((t) => t.name), ['get_workflow', 'set_phase', 'start_agent', 'complete_agent', 'add_action', 'get_threads']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['get_workflow', 'set_phase', 'start_agent', 'complete_agent', 'add_action', 'get_threads'],
+    );
     const tokens = JSON.stringify(tools).length / 4;
     console.log(`      tools/list of the review toolset: ${JSON.stringify(tools).length} characters (~${Math.round(tokens)} tokens)`);
     assert.ok(tokens < 4000, `tools/list is ${tokens} tokens`);
     for (const tool of tools) {
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) assert.equal(typeof tool.annotations?.[hint], 'boolean');
       assert.ok(tool.outputSchema, tool.name);
-      for (const [name, prop] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>)) assert.ok((prop.description ?? '').length > 8, `${tool.name}.${name}`);
+      for (const [name, prop] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>))
+        assert.ok((prop.description ?? '').length > 8, `${tool.name}.${name}`);
     }
   });
 
-  it('runs the seed\'s typical workflow: get_workflow, phases, each agent in order, completed', async () => {
+  it("runs the seed's typical workflow: get_workflow, phases, each agent in order, completed", async () => {
     const wf = await call('get_workflow', {});
-    const w = sc<{ review_id: string; started: boolean; phase: string; agents: { name: string; state: string; description: string | null }[]; context: Record<string, string | null>; next_agent: string; phases: string[]; project_id: string }>(wf);
+    const w = sc<{
+      review_id: string;
+      started: boolean;
+      phase: string;
+      agents: { name: string; state: string; description: string | null }[];
+      context: Record<string, string | null>;
+      next_agent: string;
+      phases: string[];
+      project_id: string;
+    }>(wf);
     assert.equal(w.started, true);
     assert.equal(w.phase, 'pending');
     assert.equal(w.project_id, 'shop');
-    assert.deepEqual(w.agents.map((a) => [a.name, a.state]), [['clean-architecture', 'pending'], ['security', 'pending'], ['tests', 'pending']]);
+    assert.deepEqual(
+      w.agents.map((a) => [a.name, a.state]),
+      [
+        ['clean-architecture', 'pending'],
+        ['security', 'pending'],
+        ['tests', 'pending'],
+      ],
+    );
     assert.equal(w.agents[1]!.description, 'OWASP checks');
     assert.deepEqual(w.context, { branch: 'feature/login', merge_request: '!4748', notes: null });
     assert.deepEqual(w.phases, ['pending', 'agents-running', 'synthesizing', 'publishing', 'completed', 'failed']);
@@ -108,7 +128,10 @@ describe('review tools (in memory, real client)', function () {
     assert.deepEqual([end.previous_phase, end.phase], ['publishing', 'completed']);
     const state = sc<{ phase: string; agents: { state: string }[]; next_agent: string | null }>(await call('get_workflow', { review_id: w.review_id }));
     assert.equal(state.phase, 'completed');
-    assert.deepEqual(state.agents.map((a) => a.state), ['completed', 'completed', 'completed']);
+    assert.deepEqual(
+      state.agents.map((a) => a.state),
+      ['completed', 'completed', 'completed'],
+    );
     assert.equal(state.next_agent, null);
     // A completed review stays the one get_workflow returns, until a new run is asked for.
     const after = await call('get_workflow', {});
@@ -124,7 +147,10 @@ describe('review tools (in memory, real client)', function () {
     await call('set_phase', { phase: 'synthesizing' });
     const back = await call('set_phase', { phase: 'agents-running' });
     assert.equal(back.isError, true);
-    assert.match(text(back), /^Cannot move review [a-z0-9]{12} back from synthesizing to agents-running: phases only move forward \(pending → agents-running → synthesizing → publishing → completed → failed\)\. Pass force: true/);
+    assert.match(
+      text(back),
+      /^Cannot move review [a-z0-9]{12} back from synthesizing to agents-running: phases only move forward \(pending → agents-running → synthesizing → publishing → completed → failed\)\. Pass force: true/,
+    );
     const forced = sc<{ phase: string; forced: boolean }>(await call('set_phase', { phase: 'agents-running', force: true }));
     assert.deepEqual([forced.phase, forced.forced], ['agents-running', true]);
     const unknown = await rpcError(call('set_phase', { phase: 'reviewing' }));
@@ -149,7 +175,10 @@ describe('review tools (in memory, real client)', function () {
     const e2 = await rpcError(call('complete_agent', { agent: 'performance' }));
     assert.match(e2.message, /^Agent "performance" is not in this review's list/);
     const w = sc<{ agents: { state: string; anomalies: string[] }[] }>(await call('get_workflow', {}));
-    assert.deepEqual(w.agents.map((a) => a.state), ['pending', 'pending', 'pending']);
+    assert.deepEqual(
+      w.agents.map((a) => a.state),
+      ['pending', 'pending', 'pending'],
+    );
   });
 
   it('marks an agent started twice and one completed without start, with warnings', async () => {
@@ -169,13 +198,19 @@ describe('review tools (in memory, real client)', function () {
     assert.match(noStart.warnings[0]!, /completed without start_agent/);
     assert.match(text(r), /^Agent tests failed\. Next agent: clean-architecture\. Warning: /);
     const w = sc<{ agents: { name: string; anomalies: string[] }[] }>(await call('get_workflow', {}));
-    assert.deepEqual(w.agents.map((a) => a.anomalies.length), [0, 1, 1]);
+    assert.deepEqual(
+      w.agents.map((a) => a.anomalies.length),
+      [0, 1, 1],
+    );
   });
 
   it('refuses tools before any review exists, and a review_id that does not exist', async () => {
     const e = await rpcError(call('start_agent', { agent: 'security' }));
     assert.equal(e.code, -32602);
-    assert.equal(e.message, 'No review is running in project shop. Call get_workflow first: it starts one from a definition in .agent-progress/reviews/ (new_run: true after a completed review).');
+    assert.equal(
+      e.message,
+      'No review is running in project shop. Call get_workflow first: it starts one from a definition in .agent-progress/reviews/ (new_run: true after a completed review).',
+    );
     const e2 = await rpcError(call('get_threads', { review_id: 'nope' }));
     assert.equal(e2.message, 'No review nope. Call get_workflow without review_id for the current review.');
     const e3 = await rpcError(call('get_workflow', { workflow: 'backend' }));
@@ -192,7 +227,11 @@ describe('review tools (in memory, real client)', function () {
       ['add_action', { kind: 'approve_mr', text: 'x' }, 'kind must be one of post_comment, open_thread, reply_thread, resolve_thread (got "approve_mr")'],
       ['add_action', { kind: 'open_thread', text: 'x' }, 'open_thread needs file and line: where the thread points'],
       ['add_action', { kind: 'resolve_thread', text: 'x' }, 'resolve_thread needs thread_id: call get_threads for the open threads and their ids'],
-      ['add_action', { kind: 'open_thread', text: 'x', file: '../etc/passwd', line: 1 }, 'file must be a path from the workspace root without \'..\', such as "src/app.ts" (got "../etc/passwd")'],
+      [
+        'add_action',
+        { kind: 'open_thread', text: 'x', file: '../etc/passwd', line: 1 },
+        'file must be a path from the workspace root without \'..\', such as "src/app.ts" (got "../etc/passwd")',
+      ],
       ['add_action', { kind: 'open_thread', text: 'x', file: 'a.ts', line: 0 }, 'line must be between 1 and 10000000'],
       ['add_action', { kind: 'post_comment', text: '   ' }, 'text is required and cannot be empty'],
       ['get_threads', { status: 'closed' }, 'status must be one of open, resolved, all (got "closed")'],
@@ -216,11 +255,16 @@ describe('review tools (in memory, real client)', function () {
     assert.equal(opened.action.status, 'pending');
     assert.deepEqual(opened.action.target, { file: 'src/db.ts', line: 12, end_line: 14 });
     assert.equal(opened.action.created_by, 'security');
-    const threads = sc<{ threads: { thread_id: string; file: string; line: number; end_line: number; status: string; comments: { body: string; author: string }[] }[] }>(await call('get_threads', {}));
+    const threads = sc<{ threads: { thread_id: string; file: string; line: number; end_line: number; status: string; comments: { body: string; author: string }[] }[] }>(
+      await call('get_threads', {}),
+    );
     assert.equal(threads.threads.length, 1);
     const t = threads.threads[0]!;
     assert.deepEqual([t.thread_id, t.file, t.line, t.end_line, t.status], [opened.action.thread_id, 'src/db.ts', 12, 14, 'open']);
-    assert.deepEqual(t.comments.map((c) => [c.author, c.body]), [['security', 'This query is not parameterised.']]);
+    assert.deepEqual(
+      t.comments.map((c) => [c.author, c.body]),
+      [['security', 'This query is not parameterised.']],
+    );
     assert.equal(sc<{ threads: unknown[] }>(await call('get_threads', { file: 'src/other.ts' })).threads.length, 0);
 
     const reply = sc<{ action: { action_id: string } }>(await call('add_action', { kind: 'reply_thread', text: 'Fixed in abc123.', thread_id: t.thread_id }));
@@ -236,9 +280,10 @@ describe('review tools (in memory, real client)', function () {
     await review.decideAction(opened.action.action_id, 'dismiss', 'operator:editor (ana)', 'not in scope');
     await assert.rejects(review.decideAction(opened.action.action_id, 'approve', 'bob'), /already dismissed by operator:editor \(ana\)/);
 
-    const w = sc<{ actions: { action_id: string; status: string; decided_by: string; decided_at: string; text: string; edited: boolean; note: string | null }[]; threads: unknown[] }>(
-      await call('get_workflow', { review_id }),
-    );
+    const w = sc<{
+      actions: { action_id: string; status: string; decided_by: string; decided_at: string; text: string; edited: boolean; note: string | null }[];
+      threads: unknown[];
+    }>(await call('get_workflow', { review_id }));
     const byId = new Map(w.actions.map((a) => [a.action_id, a]));
     assert.equal(byId.get(comment.action.action_id)!.status, 'approved');
     assert.equal(byId.get(comment.action.action_id)!.decided_by, 'operator:editor (ana)');
@@ -251,15 +296,21 @@ describe('review tools (in memory, real client)', function () {
     const all = sc<{ threads: { status: string; resolved_by: string; comments: { body: string }[] }[] }>(await call('get_threads', { status: 'all' }));
     assert.equal(all.threads[0]!.status, 'resolved');
     assert.equal(all.threads[0]!.resolved_by, 'operator:editor (ana)');
-    assert.deepEqual(all.threads[0]!.comments.map((c) => c.body), ['This query is not parameterised.', 'Fixed in abc123.']);
+    assert.deepEqual(
+      all.threads[0]!.comments.map((c) => c.body),
+      ['This query is not parameterised.', 'Fixed in abc123.'],
+    );
 
     const exported = await review.exportActions(review_id, 'approved');
     assert.equal(exported.format, 'agent-progress.review-actions/1');
-    assert.deepEqual(exported.actions.map((a) => a.kind), ['reply_thread', 'resolve_thread', 'post_comment']);
+    assert.deepEqual(
+      exported.actions.map((a) => a.kind),
+      ['reply_thread', 'resolve_thread', 'post_comment'],
+    );
     assert.equal(exported.review.context.merge_request, '!4748');
   });
 
-  it('keys a review by the merge request or branch it reviews, never handing out another\'s', async () => {
+  it("keys a review by the merge request or branch it reviews, never handing out another's", async () => {
     type Run = { review_id: string; started: boolean; context: { branch: string | null; merge_request: string | null }; phase: string };
     const first = sc<Run>(await call('get_workflow', { merge_request: '!1' }));
     assert.deepEqual([first.started, first.context.merge_request], [true, '!1']);
@@ -272,9 +323,17 @@ describe('review tools (in memory, real client)', function () {
     assert.equal(second.started, true);
     assert.notEqual(second.review_id, first.review_id);
     assert.deepEqual([second.context.merge_request, second.phase], ['!2', 'pending']);
-    assert.match(text(secondCall), new RegExp(`^Started ${second.review_id} \\(front\\) of merge request !2 on branch feature/login, phase pending;.* Also running: ${first.review_id} \\(front, merge request !1, branch feature/login, agents-running\\)\\. Pass review_id ${second.review_id} to the other tools\\.$`));
+    assert.match(
+      text(secondCall),
+      new RegExp(
+        `^Started ${second.review_id} \\(front\\) of merge request !2 on branch feature/login, phase pending;.* Also running: ${first.review_id} \\(front, merge request !1, branch feature/login, agents-running\\)\\. Pass review_id ${second.review_id} to the other tools\\.$`,
+      ),
+    );
     // Each merge request finds its own again.
-    assert.deepEqual([sc<Run>(await call('get_workflow', { merge_request: '!1' })).review_id, sc<Run>(await call('get_workflow', { merge_request: ' !2 ' })).review_id], [first.review_id, second.review_id]);
+    assert.deepEqual(
+      [sc<Run>(await call('get_workflow', { merge_request: '!1' })).review_id, sc<Run>(await call('get_workflow', { merge_request: ' !2 ' })).review_id],
+      [first.review_id, second.review_id],
+    );
     // A branch is a key too.
     const branch = sc<Run>(await call('get_workflow', { branch: 'feature/other' }));
     assert.equal(branch.started, true);
@@ -296,7 +355,7 @@ describe('review tools (in memory, real client)', function () {
     assert.equal(sc<{ phase: string }>(await call('set_phase', { phase: 'synthesizing', review_id: first.review_id })).phase, 'synthesizing');
   });
 
-  it('returns the completed review with the people\'s decisions until a new run is asked for', async () => {
+  it("returns the completed review with the people's decisions until a new run is asked for", async () => {
     const { review_id } = sc<{ review_id: string }>(await call('get_workflow', { merge_request: '!7' }));
     const comment = sc<{ action: { action_id: string } }>(await call('add_action', { kind: 'post_comment', text: 'Two findings.' }));
     await call('set_phase', { phase: 'completed' });
@@ -306,7 +365,10 @@ describe('review tools (in memory, real client)', function () {
     for (const args of [{}, { merge_request: '!7' }, { workflow: 'front' }]) {
       const w = sc<Run>(await call('get_workflow', args));
       assert.deepEqual([w.review_id, w.started, w.phase], [review_id, false, 'completed'], JSON.stringify(args));
-      assert.deepEqual(w.actions.map((a) => [a.action_id, a.status, a.decided_by]), [[comment.action.action_id, 'approved', 'operator:editor (ana)']]);
+      assert.deepEqual(
+        w.actions.map((a) => [a.action_id, a.status, a.decided_by]),
+        [[comment.action.action_id, 'approved', 'operator:editor (ana)']],
+      );
     }
     // The other tools act only on a running review, and say how to start one.
     assert.match((await rpcError(call('start_agent', { agent: 'tests' }))).message, /^No review is running in project shop\. .*new_run: true after a completed review/);
@@ -324,9 +386,14 @@ describe('review tools (in memory, real client)', function () {
     writeDefinition(workspace, 'backend.json', JSON.stringify({ agents: ['api', 'db'], context: { merge_request: 12 } }, null, 2));
     const e = await rpcError(call('get_workflow', {}));
     assert.equal(e.message, 'Several review definitions exist (backend, front); name one with the workflow argument.');
-    const b = sc<{ workflow: string; agents: { name: string }[]; context: { merge_request: string; branch: string | null } }>(await call('get_workflow', { workflow: 'backend', branch: 'main' }));
+    const b = sc<{ workflow: string; agents: { name: string }[]; context: { merge_request: string; branch: string | null } }>(
+      await call('get_workflow', { workflow: 'backend', branch: 'main' }),
+    );
     assert.equal(b.workflow, 'backend');
-    assert.deepEqual(b.agents.map((a) => a.name), ['api', 'db']);
+    assert.deepEqual(
+      b.agents.map((a) => a.name),
+      ['api', 'db'],
+    );
     assert.deepEqual([b.context.merge_request, b.context.branch], ['12', 'main']);
     const f = sc<{ workflow: string; started: boolean }>(await call('get_workflow', { workflow: 'front' }));
     assert.deepEqual([f.workflow, f.started], ['front', true]);

@@ -38,7 +38,10 @@ describe('MCP server (in memory, real client)', () => {
   it('gives every tool all four annotations, an output schema, and a described argument for every field', async () => {
     c = await connectInMemory({ dir: tempDir() });
     const { tools } = await c.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['log_progress', 'get_context', 'search_logs']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['log_progress', 'get_context', 'search_logs'],
+    );
     for (const tool of tools) {
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
         assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name}.${hint}`);
@@ -56,7 +59,7 @@ describe('MCP server (in memory, real client)', () => {
     assert.equal((log.inputSchema.properties!.tags as { maxItems: number }).maxItems, 10);
   });
 
-  it('answers with the seed\'s text and structured content', async () => {
+  it("answers with the seed's text and structured content", async () => {
     c = await connectInMemory({ dir: tempDir() });
     const logged = (await c.client.callTool({
       name: 'log_progress',
@@ -69,10 +72,13 @@ describe('MCP server (in memory, real client)', () => {
       (found.content[0] as { text: string }).text,
       `Found 1 entry matching 'user' in mobile-app:\n1. ${out.id} - Implemented user registration endpoint (${out.createdAt.slice(0, 10)})`,
     );
-    assert.deepEqual(found.structuredContent, { entries: [{ id: out.id, title: 'Implemented user registration endpoint', createdAt: out.createdAt, tags: ['api', 'users'] }], total: 1 });
+    assert.deepEqual(found.structuredContent, {
+      entries: [{ id: out.id, title: 'Implemented user registration endpoint', createdAt: out.createdAt, tags: ['api', 'users'] }],
+      total: 1,
+    });
   });
 
-  it('refuses bad arguments with JSON-RPC -32602 and the seed\'s message', async () => {
+  it("refuses bad arguments with JSON-RPC -32602 and the seed's message", async () => {
     c = await connectInMemory({ dir: tempDir() });
     assert.deepEqual(await rpcError(c.client.callTool({ name: 'log_progress', arguments: { projectId: 'p', title: 'x'.repeat(101), content: 'c' } })), {
       code: -32602,
@@ -92,7 +98,7 @@ describe('MCP server (in memory, real client)', () => {
     assert.match(unknown.message, /Unknown tool: delete_everything\. This server offers log_progress, get_context, search_logs\./);
   });
 
-  it('summarises through the client\'s model when it offers sampling, then caches', async () => {
+  it("summarises through the client's model when it offers sampling, then caches", async () => {
     const requests: unknown[] = [];
     c = await connectInMemory({
       dir: tempDir(),
@@ -163,9 +169,15 @@ describe('server arguments', () => {
     assert.equal(parseArgs(['--db', '/x/y.db']).db, '/x/y.db');
     // HTTP sessions: the flag wins over the environment, which wins over the default.
     assert.deepEqual(httpSessionSettings(parseArgs([]), {}), { maxSessions: 200, sessionIdleMs: 24 * 3600_000 });
-    assert.deepEqual(httpSessionSettings(parseArgs(['--max-sessions=7']), { AGENT_PROGRESS_HTTP_MAX_SESSIONS: '9', AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES: '1.5' }), { maxSessions: 7, sessionIdleMs: 90_000 });
+    assert.deepEqual(httpSessionSettings(parseArgs(['--max-sessions=7']), { AGENT_PROGRESS_HTTP_MAX_SESSIONS: '9', AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES: '1.5' }), {
+      maxSessions: 7,
+      sessionIdleMs: 90_000,
+    });
     assert.throws(() => parseArgs(['--session-idle-minutes', '-1']), /--session-idle-minutes needs a number of minutes above 0/);
-    assert.throws(() => httpSessionSettings(parseArgs([]), { AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES: 'never' }), /AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES needs a number of minutes above 0/);
+    assert.throws(
+      () => httpSessionSettings(parseArgs([]), { AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES: 'never' }),
+      /AGENT_PROGRESS_HTTP_SESSION_IDLE_MINUTES needs a number of minutes above 0/,
+    );
   });
 
   it('tells the model about the toolsets served, naming only tools they have', () => {
@@ -180,7 +192,10 @@ describe('server arguments', () => {
   });
 
   it('refuses two toolsets that define the same tool, and leaves one out of "all" with a reason', () => {
-    assert.throws(() => parseToolsets('queue,workflow'), /Toolsets queue and workflow both define complete_task; run them as separate servers \(--toolset queue and --toolset workflow\)/);
+    assert.throws(
+      () => parseToolsets('queue,workflow'),
+      /Toolsets queue and workflow both define complete_task; run them as separate servers \(--toolset queue and --toolset workflow\)/,
+    );
     const args = parseArgs(['--toolset', 'all']);
     assert.deepEqual(args.toolsets, ['progress', 'queue', 'traces', 'review']);
     assert.deepEqual(args.skipped, [{ toolset: 'workflow', tool: 'complete_task', with: 'queue' }]);

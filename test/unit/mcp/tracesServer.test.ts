@@ -22,7 +22,25 @@ const V1 = '57724b1a-4a51-4749-8570-bac83eb8aee0';
 const V2 = '83e150a6-f6ab-4e15-9790-8e35cae2c9e4';
 const NEWEST_FIRST = [G2, G1, V2, V1, X2, C2, X1, C1];
 
-type Listing = { sessions: { id: string; provider: string; turn_count: number; tool_calls: number; failed_tool_calls: number; total_tokens: number; score: number; snippet: string; title: string | null; subagents: number; start_time: string }[]; next_cursor: string | null; has_more: boolean; total_in_page: number; hint: string };
+type Listing = {
+  sessions: {
+    id: string;
+    provider: string;
+    turn_count: number;
+    tool_calls: number;
+    failed_tool_calls: number;
+    total_tokens: number;
+    score: number;
+    snippet: string;
+    title: string | null;
+    subagents: number;
+    start_time: string;
+  }[];
+  next_cursor: string | null;
+  has_more: boolean;
+  total_in_page: number;
+  hint: string;
+};
 
 describe('traces toolset (in memory, real client)', () => {
   useTempDirs();
@@ -38,10 +56,13 @@ describe('traces toolset (in memory, real client)', () => {
     matchSnapshot(SNAPSHOT, actual);
   });
 
-  it('offers the seed\'s seven tools, read-only, each with an output schema and described arguments', async () => {
+  it("offers the seed's seven tools, read-only, each with an output schema and described arguments", async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
     const { tools } = await c.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['list_sessions', 'get_project_info', 'get_session_details', 'analyze_session', 'search_event_previews', 'get_event_details', 'search_events']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['list_sessions', 'get_project_info', 'get_session_details', 'analyze_session', 'search_event_previews', 'get_event_details', 'search_events'],
+    );
     for (const tool of tools) {
       assert.deepEqual(
         [tool.annotations?.readOnlyHint, tool.annotations?.destructiveHint, tool.annotations?.idempotentHint, tool.annotations?.openWorldHint],
@@ -57,17 +78,29 @@ describe('traces toolset (in memory, real client)', () => {
     assert.deepEqual(details.inputSchema.required, ['session_id']);
   });
 
-  it('lists sessions newest first, text and structured content alike, with the seed\'s fields', async () => {
+  it("lists sessions newest first, text and structured content alike, with the seed's fields", async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
     const r = await c.call('list_sessions', { limit: 50 });
     const page = r.structuredContent as Listing;
     assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), page, 'the text is the same JSON');
-    assert.deepEqual(page.sessions.map((s) => s.id), NEWEST_FIRST);
+    assert.deepEqual(
+      page.sessions.map((s) => s.id),
+      NEWEST_FIRST,
+    );
     assert.equal(page.next_cursor, null);
     assert.equal(page.has_more, false);
     const c1 = page.sessions.find((s) => s.id === C1)!;
     assert.deepEqual(
-      { provider: c1.provider, turns: c1.turn_count, calls: c1.tool_calls, failed: c1.failed_tool_calls, tokens: c1.total_tokens, score: c1.score, subagents: c1.subagents, title: c1.title },
+      {
+        provider: c1.provider,
+        turns: c1.turn_count,
+        calls: c1.tool_calls,
+        failed: c1.failed_tool_calls,
+        tokens: c1.total_tokens,
+        score: c1.score,
+        subagents: c1.subagents,
+        title: c1.title,
+      },
       { provider: 'claude_code', turns: 6, calls: 10, failed: 1, tokens: 320368, score: 92, subagents: 1, title: 'Cart coupon codes: applyCoupon(), tests, README' },
     );
     assert.equal(c1.snippet, 'カートにクーポンコード機能を追加したい。まず src/cart/cart.ts を読んで構造を説明して 🛒');
@@ -97,7 +130,16 @@ describe('traces toolset (in memory, real client)', () => {
       // Between pages: a newer session, an older one, and a grown transcript.
       writeCodex(home, { start: new Date(Date.UTC(2026, 6, pages)), seed: 100 + pages });
       writeClaude(home, { start: new Date(Date.UTC(2020, 0, pages)), seed: 200 + pages, cwd: '/home/dev/old' });
-      fs.appendFileSync(path.join(home, '.claude', 'projects', '-home-dev-acme-shop', `${C1}.jsonl`), JSON.stringify({ type: 'user', sessionId: C1, cwd: '/home/dev/acme-shop', message: { role: 'user', content: `more ${pages}` }, timestamp: `2026-05-04T02:0${pages}:00.000Z` }) + '\n');
+      fs.appendFileSync(
+        path.join(home, '.claude', 'projects', '-home-dev-acme-shop', `${C1}.jsonl`),
+        JSON.stringify({
+          type: 'user',
+          sessionId: C1,
+          cwd: '/home/dev/acme-shop',
+          message: { role: 'user', content: `more ${pages}` },
+          timestamp: `2026-05-04T02:0${pages}:00.000Z`,
+        }) + '\n',
+      );
       if (!page.next_cursor) break;
       cursor = page.next_cursor;
       assert.ok(pages < 50, 'the walk ends');
@@ -108,7 +150,7 @@ describe('traces toolset (in memory, real client)', () => {
     assert.ok(seen.length > 8, 'older sessions that arrived during the walk come at the end');
   });
 
-  it('answers bad arguments with the seed\'s structured invalid_parameter error, never a protocol error', async () => {
+  it("answers bad arguments with the seed's structured invalid_parameter error, never a protocol error", async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
     assert.deepEqual(await c.error('list_sessions', { limit: 0 }), { code: 'invalid_parameter', message: 'limit must be between 1 and 50', details: {}, retryable: false });
     assert.equal((await c.error('list_sessions', { provider: 'cursor' })).message, 'provider must be one of claude_code, codex, gemini, vscode_copilot');
@@ -120,10 +162,12 @@ describe('traces toolset (in memory, real client)', () => {
     assert.equal((await c.error('search_event_previews', { query: '   ' })).message, 'query is required and cannot be empty');
     const raw = await c.call('list_sessions', { limit: 0 });
     assert.equal(raw.isError, true);
-    assert.deepEqual(JSON.parse((raw.content[0] as { text: string }).text), { error: { code: 'invalid_parameter', message: 'limit must be between 1 and 50', details: {}, retryable: false } });
+    assert.deepEqual(JSON.parse((raw.content[0] as { text: string }).text), {
+      error: { code: 'invalid_parameter', message: 'limit must be between 1 and 50', details: {}, retryable: false },
+    });
   });
 
-  it('finds sessions by unique prefix; an unknown id and an ambiguous prefix get the seed\'s errors', async () => {
+  it("finds sessions by unique prefix; an unknown id and an ambiguous prefix get the seed's errors", async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
     const byPrefix = await c.ok<{ session_id: string }>('get_session_details', { session_id: '3c02559b' });
     assert.equal(byPrefix.session_id, C1);
@@ -135,7 +179,7 @@ describe('traces toolset (in memory, real client)', () => {
     });
     assert.deepEqual(await c.error('get_session_details', { session_id: '019df5b' }), {
       code: 'ambiguous_session_prefix',
-      message: 'Session ID prefix \'019df5b\' matches 2 sessions. Provide more characters.',
+      message: "Session ID prefix '019df5b' matches 2 sessions. Provide more characters.",
       details: { prefix: '019df5b', matches: [X4, X1] },
       retryable: false,
     });
@@ -158,22 +202,50 @@ describe('traces toolset (in memory, real client)', () => {
 
   it('discloses a session progressively: summary, turns, steps (cut to 500), full', async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
-    const summary = await c.ok<{ stats: Record<string, unknown>; children: { id: string; kind: string }[]; turns: { id: string; step_count: number; failed_tools: number }[]; hint: string }>('get_session_details', { session_id: C1 });
+    const summary = await c.ok<{
+      stats: Record<string, unknown>;
+      children: { id: string; kind: string }[];
+      turns: { id: string; step_count: number; failed_tools: number }[];
+      hint: string;
+    }>('get_session_details', { session_id: C1 });
     assert.deepEqual(
-      { turns: summary.stats.total_turns, tokens: summary.stats.total_tokens, duration: summary.stats.duration_seconds, calls: summary.stats.tool_calls, failed: summary.stats.failed_tool_calls },
+      {
+        turns: summary.stats.total_turns,
+        tokens: summary.stats.total_tokens,
+        duration: summary.stats.duration_seconds,
+        calls: summary.stats.tool_calls,
+        failed: summary.stats.failed_tool_calls,
+      },
       { turns: 6, tokens: 320368, duration: 228, calls: 10, failed: 1 },
     );
-    assert.deepEqual(summary.children.map((ch) => [ch.id, ch.kind]), [['agent-a7f3c21', 'subagent']]);
-    assert.deepEqual(summary.turns.map((t) => t.id), ['turn-0', 'turn-1', 'turn-2', 'turn-3', 'turn-4', 'turn-5']);
-    assert.deepEqual(summary.turns.map((t) => t.failed_tools), [0, 1, 0, 0, 0, 0]);
+    assert.deepEqual(
+      summary.children.map((ch) => [ch.id, ch.kind]),
+      [['agent-a7f3c21', 'subagent']],
+    );
+    assert.deepEqual(
+      summary.turns.map((t) => t.id),
+      ['turn-0', 'turn-1', 'turn-2', 'turn-3', 'turn-4', 'turn-5'],
+    );
+    assert.deepEqual(
+      summary.turns.map((t) => t.failed_tools),
+      [0, 1, 0, 0, 0, 0],
+    );
     assert.match(summary.hint, /detail_level='turns'/);
 
-    const turns = await c.ok<{ turns: { outcome: string; key_actions: string[]; steps: { summary: string; failed_tools: number }[] }[] }>('get_session_details', { session_id: C1, detail_level: 'turns' });
-    assert.deepEqual(turns.turns.map((t) => t.outcome), ['success', 'partial', 'success', 'success', 'success', 'success']);
+    const turns = await c.ok<{ turns: { outcome: string; key_actions: string[]; steps: { summary: string; failed_tools: number }[] }[] }>('get_session_details', {
+      session_id: C1,
+      detail_level: 'turns',
+    });
+    assert.deepEqual(
+      turns.turns.map((t) => t.outcome),
+      ['success', 'partial', 'success', 'success', 'success', 'success'],
+    );
     assert.equal(turns.turns[1]!.steps[1]!.summary, 'Bash npx tsc --noEmit (failed)');
     assert.deepEqual(turns.turns[1]!.key_actions, ['Used tools: Edit, Bash', '1 failed: Bash npx tsc --noEmit']);
 
-    const steps = await c.ok<{ turns: { steps: { tools: { call: { name: string; arguments: Record<string, string> }; result: { content: string; is_error: boolean } | null }[] }[] }[] }>('get_session_details', { session_id: C1, detail_level: 'steps' });
+    const steps = await c.ok<{
+      turns: { steps: { tools: { call: { name: string; arguments: Record<string, string> }; result: { content: string; is_error: boolean } | null }[] }[] }[];
+    }>('get_session_details', { session_id: C1, detail_level: 'steps' });
     const read = steps.turns[0]!.steps[0]!.tools[0]!;
     assert.equal(read.call.name, 'Read');
     assert.match(read.result!.content, /…\[\+\d+ chars\]$/, 'the file read is cut to 500 characters');
@@ -189,12 +261,31 @@ describe('traces toolset (in memory, real client)', () => {
 
   it('analyzes health: failures, loops and a score explained point by point', async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
-    type A = { score: number; insights: { lens: string; severity: string; impact: number; turn_index: number | null; message: string }[]; score_breakdown: { points: number }[]; summary: { event_counts: Record<string, number>; loops?: { tool: string; count: number }[]; longest_identical_run: number; malformed_lines: number } };
+    type A = {
+      score: number;
+      insights: { lens: string; severity: string; impact: number; turn_index: number | null; message: string }[];
+      score_breakdown: { points: number }[];
+      summary: { event_counts: Record<string, number>; loops?: { tool: string; count: number }[]; longest_identical_run: number; malformed_lines: number };
+    };
     const c2 = await c.ok<A>('analyze_session', { session_id: C2, include_loops: true });
     assert.equal(c2.score, 45);
-    assert.equal(100 - c2.score, c2.insights.reduce((n, i) => n + i.impact, 0), 'the insights explain every point');
-    assert.deepEqual(c2.insights.map((i) => [i.lens, i.severity, i.impact]), [['Failures', 'Critical', 40], ['Loops', 'Critical', 15], ['TokenUsage', 'Info', 0]]);
-    assert.deepEqual(c2.summary.loops!.map((l) => [l.tool, l.count]), [['Bash', 5]]);
+    assert.equal(
+      100 - c2.score,
+      c2.insights.reduce((n, i) => n + i.impact, 0),
+      'the insights explain every point',
+    );
+    assert.deepEqual(
+      c2.insights.map((i) => [i.lens, i.severity, i.impact]),
+      [
+        ['Failures', 'Critical', 40],
+        ['Loops', 'Critical', 15],
+        ['TokenUsage', 'Info', 0],
+      ],
+    );
+    assert.deepEqual(
+      c2.summary.loops!.map((l) => [l.tool, l.count]),
+      [['Bash', 5]],
+    );
     assert.equal(c2.summary.malformed_lines, 1);
     const byDefault = await c.ok<A>('analyze_session', { session_id: C2 });
     assert.ok(!byDefault.insights.some((i) => i.lens === 'Loops'), 'loops are listed on request (include_loops defaults to false)');
@@ -209,17 +300,33 @@ describe('traces toolset (in memory, real client)', () => {
 
   it('searches events with typed previews, filters and a cursor, then retrieves one whole', async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
-    type S = { data: { matches: { session_id: string; event_index: number; event_type: string; preview: Record<string, unknown> }[] }; pagination: { next_cursor: string | null; has_more: boolean; total_in_page: number }; hint: string };
+    type S = {
+      data: { matches: { session_id: string; event_index: number; event_type: string; preview: Record<string, unknown> }[] };
+      pagination: { next_cursor: string | null; has_more: boolean; total_in_page: number };
+      hint: string;
+    };
     const calls = await c.ok<S>('search_event_previews', { query: 'npx tsc', event_type: 'ToolCall', session_id: '3c02' });
-    assert.deepEqual(calls.data.matches.map((m) => [m.session_id, m.event_type, m.preview.tool]), [[C1, 'ToolCall', 'Bash'], [C1, 'ToolCall', 'Bash']]);
+    assert.deepEqual(
+      calls.data.matches.map((m) => [m.session_id, m.event_type, m.preview.tool]),
+      [
+        [C1, 'ToolCall', 'Bash'],
+        [C1, 'ToolCall', 'Bash'],
+      ],
+    );
     assert.deepEqual(calls.data.matches[0]!.preview.arguments, { command: 'npx tsc --noEmit', description: 'Type-check the project' });
     const results = await c.ok<S>('search_event_previews', { query: 'TS2339', event_type: 'ToolResult' });
     assert.equal(results.data.matches.length, 1);
     assert.equal(results.data.matches[0]!.preview.is_error, true);
-    const detail = await c.ok<{ event_type: string; payload: { output: string; is_error: boolean }; turn_index: number }>('get_event_details', { session_id: C1.slice(0, 8), event_index: results.data.matches[0]!.event_index });
+    const detail = await c.ok<{ event_type: string; payload: { output: string; is_error: boolean }; turn_index: number }>('get_event_details', {
+      session_id: C1.slice(0, 8),
+      event_index: results.data.matches[0]!.event_index,
+    });
     assert.equal(detail.event_type, 'ToolResult');
     assert.equal(detail.payload.is_error, true);
-    assert.equal(detail.payload.output, "src/cart/cart.ts(20,10): error TS2339: Property 'coupons' does not exist on type 'Cart'.\nsrc/cart/cart.ts(18,15): error TS2304: Cannot find name 'coupons'.");
+    assert.equal(
+      detail.payload.output,
+      "src/cart/cart.ts(20,10): error TS2339: Property 'coupons' does not exist on type 'Cart'.\nsrc/cart/cart.ts(18,15): error TS2304: Cannot find name 'coupons'.",
+    );
     assert.equal(detail.turn_index, 1);
 
     const all = await c.ok<S>('search_event_previews', { query: 'npm', limit: 50 });
@@ -231,14 +338,21 @@ describe('traces toolset (in memory, real client)', () => {
       cursor = page.pagination.next_cursor;
     } while (cursor);
     assert.ok(all.data.matches.length > 6);
-    assert.deepEqual(walked, all.data.matches.map((m) => `${m.session_id}#${m.event_index}`));
+    assert.deepEqual(
+      walked,
+      all.data.matches.map((m) => `${m.session_id}#${m.event_index}`),
+    );
     const gemini = await c.ok<S>('search_event_previews', { query: 'npm', provider: 'gemini', limit: 50 });
     assert.ok(gemini.data.matches.every((m) => m.session_id === G1 || m.session_id === G2));
   });
 
   it('keeps the deprecated search_events working, and says so', async () => {
     c = await connectTraces(FIXTURE_HOME, tempDir());
-    const r = await c.ok<{ matches: { payload?: { name: string } }[]; deprecated: boolean; hint: string }>('search_events', { pattern: 'playwright', event_type: 'ToolCall', include_full_payload: true });
+    const r = await c.ok<{ matches: { payload?: { name: string } }[]; deprecated: boolean; hint: string }>('search_events', {
+      pattern: 'playwright',
+      event_type: 'ToolCall',
+      include_full_payload: true,
+    });
     assert.equal(r.deprecated, true);
     assert.equal(r.matches.length, 5);
     assert.equal(r.matches[0]!.payload!.name, 'Bash');
@@ -257,7 +371,7 @@ describe('traces toolset (in memory, real client)', () => {
       responses.push(await c.call('search_events', { pattern: query, include_full_payload: true }));
     }
     const search = await c.ok<{ data: { matches: { session_id: string; event_index: number }[] } }>('search_event_previews', { query: 'OPENAI_API_KEY' });
-    assert.equal(search.data.matches.length, 1, 'the secret\'s name is searchable');
+    assert.equal(search.data.matches.length, 1, "the secret's name is searchable");
     for (let i = 0; i < 14; i++) responses.push(await c.call('get_event_details', { session_id: V2, event_index: i }));
     const found = await c.ok<{ data: { matches: unknown[] } }>('search_event_previews', { query: 'FAKE0000' });
     assert.equal(found.data.matches.length, 0, 'the secret itself is not');
@@ -291,16 +405,25 @@ describe('traces toolset (in memory, real client)', () => {
     const workflow = await (await c.services.workflow()).startWorkflow({ name: 'Checkout rounding', project_id: 'shop-api' });
     const queue = await c.services.queue();
     const queued = await queue.addTask({ projectId: 'shop-api', instructions: 'Check the totals' }, { kind: 'operator', name: 'test' });
-    const summary = await c.ok<{ ledger: { toolset: string; id: string; title: string; projectId: string; agentId: string | null }[] }>('get_session_details', { session_id: s.id, include_ledger: true });
+    const summary = await c.ok<{ ledger: { toolset: string; id: string; title: string; projectId: string; agentId: string | null }[] }>('get_session_details', {
+      session_id: s.id,
+      include_ledger: true,
+    });
     const byToolset = (toolset: string) => summary.ledger.filter((l) => l.toolset === toolset).map((l) => [l.id, l.title, l.projectId, l.agentId]);
     assert.deepEqual(byToolset('progress'), [[logged.id, 'Fixed the checkout total', 'shop-api', 'claude-code']]);
     assert.deepEqual(byToolset('workflow'), [[workflow.workflow_id, 'Checkout rounding', 'shop-api', null]]);
-    assert.ok(byToolset('queue').some(([id]) => id === queued.task.id), JSON.stringify(summary.ledger));
+    assert.ok(
+      byToolset('queue').some(([id]) => id === queued.task.id),
+      JSON.stringify(summary.ledger),
+    );
     assert.ok(!summary.ledger.some((l) => l.projectId === 'other-project'));
     const without = await c.ok<{ ledger?: unknown }>('get_session_details', { session_id: s.id });
     assert.equal(without.ledger, undefined);
     const traces = await c.services.traces();
-    assert.deepEqual((await traces.transcriptsFor('shop-api', logged.createdAt)).map((t) => t.id), [s.id]);
+    assert.deepEqual(
+      (await traces.transcriptsFor('shop-api', logged.createdAt)).map((t) => t.id),
+      [s.id],
+    );
     assert.deepEqual(await traces.transcriptsFor('other-project', logged.createdAt), []);
   });
 

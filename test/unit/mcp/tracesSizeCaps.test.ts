@@ -28,7 +28,13 @@ describe('traces response size caps (50 MB transcript)', function () {
   after(async () => {
     await c?.close();
     removeTempDirs();
-    console.log(`      largest responses: ${sizes.sort((a, b) => b.bytes - a.bytes).slice(0, 4).map((s) => `${s.what} ${(s.bytes / 1024).toFixed(1)} KB`).join(', ')}`);
+    console.log(
+      `      largest responses: ${sizes
+        .sort((a, b) => b.bytes - a.bytes)
+        .slice(0, 4)
+        .map((s) => `${s.what} ${(s.bytes / 1024).toFixed(1)} KB`)
+        .join(', ')}`,
+    );
   });
 
   async function capped(what: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -85,7 +91,9 @@ describe('traces response size caps (50 MB transcript)', function () {
   });
 
   it('hands a 3 MB payload over in chunks that add up to the original, each under the cap', async () => {
-    const find = (await c.ok<{ data: { matches: { session_id: string; event_index: number }[] } }>('search_event_previews', { query: 'line', session_id: huge.id, event_type: 'ToolResult' })).data.matches[0]!;
+    const find = (
+      await c.ok<{ data: { matches: { session_id: string; event_index: number }[] } }>('search_event_previews', { query: 'line', session_id: huge.id, event_type: 'ToolResult' })
+    ).data.matches[0]!;
     const first = (await capped('event details', 'get_event_details', { session_id: huge.id, event_index: find.event_index })).structuredContent as {
       payload: { output: string };
       truncated: { path: string; shown: number; total: number }[];
@@ -97,14 +105,22 @@ describe('traces response size caps (50 MB transcript)', function () {
     let cursor: string | null = first.next_cursor;
     let chunks = 0;
     while (cursor) {
-      const r = (await capped(`event chunk ${chunks}`, 'get_event_details', { session_id: huge.id, event_index: find.event_index, cursor })).structuredContent as { chunk: { offset: number; text: string }; next_cursor: string | null };
+      const r = (await capped(`event chunk ${chunks}`, 'get_event_details', { session_id: huge.id, event_index: find.event_index, cursor })).structuredContent as {
+        chunk: { offset: number; text: string };
+        next_cursor: string | null;
+      };
       assert.equal(r.chunk.offset, text.length);
       text += r.chunk.text;
       cursor = r.next_cursor;
       chunks++;
       assert.ok(chunks < 400, `${chunks} chunks`);
     }
-    const original = JSON.parse(fs.readFileSync(huge.file, 'utf8').split('\n').find((l) => l.includes('"tool_result"'))!).message.content[0].content as string;
+    const original = JSON.parse(
+      fs
+        .readFileSync(huge.file, 'utf8')
+        .split('\n')
+        .find((l) => l.includes('"tool_result"'))!,
+    ).message.content[0].content as string;
     assert.equal(text.length, original.length);
     assert.equal(text, original);
   });

@@ -55,21 +55,26 @@ describe('workflow tools (in memory, real client)', function () {
     const { tools } = await c.client.listTools();
     const actual = JSON.stringify(tools, null, 2) + '\n';
     matchSnapshot(SNAPSHOT, actual);
-    assert.deepEqual(tools.map((t) => t.name), ['start_workflow', 'start_task', 'log_decision', 'log_issue', 'log_milestone', 'complete_task']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['start_workflow', 'start_task', 'log_decision', 'log_issue', 'log_milestone', 'complete_task'],
+    );
   });
 
-  it('describes every argument for the model, sets all four annotations and declares the seed\'s enums', async () => {
+  it("describes every argument for the model, sets all four annotations and declares the seed's enums", async () => {
     const { tools } = await c.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t] as [string, Tool]));
     const problems: string[] = [];
     for (const tool of tools) {
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name}.${hint}`);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+        assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name}.${hint}`);
       assert.ok(tool.outputSchema, tool.name);
       assert.ok((tool.description ?? '').length > 150, tool.name);
       describedEverywhere(tool.inputSchema as Record<string, unknown>, tool.name, problems);
     }
     assert.deepEqual(problems, [], 'arguments without a description');
-    const prop = (tool: string, ...keys: string[]) => keys.reduce<Record<string, unknown>>((o, k) => (o.properties as Record<string, Record<string, unknown>>)[k]!, byName.get(tool)!.inputSchema as Record<string, unknown>);
+    const prop = (tool: string, ...keys: string[]) =>
+      keys.reduce<Record<string, unknown>>((o, k) => (o.properties as Record<string, Record<string, unknown>>)[k]!, byName.get(tool)!.inputSchema as Record<string, unknown>);
     assert.deepEqual(prop('log_decision', 'category').enum, ['architecture', 'library_choice', 'trade_off', 'workaround', 'other']);
     assert.deepEqual(prop('log_issue', 'type').enum, ['documentation_gap', 'bug_encountered', 'dependency_conflict', 'unclear_requirement', 'other']);
     assert.deepEqual(prop('complete_task', 'status').enum, ['success', 'partial_success', 'failed']);
@@ -85,23 +90,46 @@ describe('workflow tools (in memory, real client)', function () {
     console.log(`      tools/list of the workflow toolset: ${listed} characters`);
   });
 
-  it('runs the seed\'s simple flow and answers with its shapes', async () => {
+  it("runs the seed's simple flow and answers with its shapes", async () => {
     const wf = await call('start_workflow', { name: 'Add authentication', description: 'Implement JWT-based authentication', plan: [{ step: '1', goal: 'Middleware' }] });
     const w = wf.structuredContent as { workflow_id: string; created_at: string; project_id: string };
     assert.deepEqual(Object.keys(w).sort(), ['created_at', 'project_id', 'workflow_id']);
     assert.equal(w.project_id, 'acme');
     assert.equal(text(wf), `Started workflow ${w.workflow_id} in project acme. Next: start_task with workflow_id ${w.workflow_id}.`);
 
-    const st = await call('start_task', { workflow_id: w.workflow_id, name: 'Setup JWT middleware', goal: 'Create middleware to verify JWT tokens', areas: ['auth', 'middleware'] });
+    const st = await call('start_task', {
+      workflow_id: w.workflow_id,
+      name: 'Setup JWT middleware',
+      goal: 'Create middleware to verify JWT tokens',
+      areas: ['auth', 'middleware'],
+    });
     const t = st.structuredContent as { task_id: string; snapshot_id: string; snapshot_type: string; started_at: string; head: string };
     assert.equal(t.snapshot_type, 'git');
     assert.match(t.task_id, /^[0-9a-z]{12}$/);
     assert.equal(t.head, repo.git('rev-parse', 'HEAD').trim());
-    assert.match(text(st), new RegExp(`^Started task ${t.task_id} \\(git snapshot ${t.snapshot_id} at HEAD [0-9a-f]{7}, working tree included\\)\\. Call complete_task with task_id ${t.task_id} when it is done\\.$`));
+    assert.match(
+      text(st),
+      new RegExp(
+        `^Started task ${t.task_id} \\(git snapshot ${t.snapshot_id} at HEAD [0-9a-f]{7}, working tree included\\)\\. Call complete_task with task_id ${t.task_id} when it is done\\.$`,
+      ),
+    );
 
-    const d = await call('log_decision', { task_id: t.task_id, category: 'library_choice', question: 'Quelle librairie JWT ?', options_considered: ['jsonwebtoken', 'jose'], chosen: 'jsonwebtoken', reasoning: 'Plus mature et documenté' });
+    const d = await call('log_decision', {
+      task_id: t.task_id,
+      category: 'library_choice',
+      question: 'Quelle librairie JWT ?',
+      options_considered: ['jsonwebtoken', 'jose'],
+      chosen: 'jsonwebtoken',
+      reasoning: 'Plus mature et documenté',
+    });
     assert.deepEqual(Object.keys(d.structuredContent!).sort(), ['created_at', 'decision_id', 'task_id']);
-    const i = await call('log_issue', { task_id: t.task_id, type: 'documentation_gap', description: 'La doc NextAuth v5 sur les callbacks est obsolète', resolution: 'Exemples GitHub officiels', requires_human_review: false });
+    const i = await call('log_issue', {
+      task_id: t.task_id,
+      type: 'documentation_gap',
+      description: 'La doc NextAuth v5 sur les callbacks est obsolète',
+      resolution: 'Exemples GitHub officiels',
+      requires_human_review: false,
+    });
     assert.equal((i.structuredContent as { requires_human_review: boolean }).requires_human_review, false);
     const m = await call('log_milestone', { task_id: t.task_id, message: 'Installing jsonwebtoken...', progress: 50, metadata: { test_suite: 'auth' } });
     assert.equal(text(m), `Milestone logged on task ${t.task_id} (50%).`);
@@ -118,9 +146,17 @@ describe('workflow tools (in memory, real client)', function () {
     const out = done.structuredContent as Record<string, unknown>;
     assert.deepEqual(Object.keys(out).sort(), ['commits', 'duration_seconds', 'files_changed', 'status', 'task_id', 'verification']);
     assert.deepEqual(out.files_changed, { added: ['src/middleware/auth.ts'], modified: ['package.json', 'src/auth/session.ts'], deleted: [], renamed: [] });
-    assert.deepEqual(out.verification, { scope_match: false, scope_checked: true, unexpected_files: ['package.json'], warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, middleware)'] });
+    assert.deepEqual(out.verification, {
+      scope_match: false,
+      scope_checked: true,
+      unexpected_files: ['package.json'],
+      warnings: ['⚠️ 1 file(s) modified outside declared scope (auth, middleware)'],
+    });
     assert.equal(typeof out.duration_seconds, 'number');
-    assert.match(text(done), /^Completed task \w+ "Setup JWT middleware" \(success\) in \d+s\.\nFiles changed: 1 added, 2 modified\.\n {2}A src\/middleware\/auth\.ts\n {2}M package\.json\n {2}M src\/auth\/session\.ts\nOutside the declared areas: package\.json\nWarning: ⚠️ 1 file\(s\) modified outside declared scope \(auth, middleware\)$/);
+    assert.match(
+      text(done),
+      /^Completed task \w+ "Setup JWT middleware" \(success\) in \d+s\.\nFiles changed: 1 added, 2 modified\.\n {2}A src\/middleware\/auth\.ts\n {2}M package\.json\n {2}M src\/auth\/session\.ts\nOutside the declared areas: package\.json\nWarning: ⚠️ 1 file\(s\) modified outside declared scope \(auth, middleware\)$/,
+    );
   });
 
   it('says the scope was not checked, rather than that it matched, without areas or without a snapshot', async () => {
@@ -141,7 +177,10 @@ describe('workflow tools (in memory, real client)', function () {
     try {
       const callThere = async (name: string, args: unknown) => (await elsewhere.client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
       const wf = (await callThere('start_workflow', { name: 'No snapshot' })).structuredContent as { workflow_id: string };
-      const st = (await callThere('start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'g', areas: ['auth'] })).structuredContent as { task_id: string; snapshot_type: string };
+      const st = (await callThere('start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'g', areas: ['auth'] })).structuredContent as {
+        task_id: string;
+        snapshot_type: string;
+      };
       assert.equal(st.snapshot_type, 'none');
       const there = await callThere('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } });
       const v = (there.structuredContent as { verification: { scope_match: unknown; scope_checked: boolean; unexpected_files: string[]; warnings: string[] } }).verification;
@@ -157,16 +196,32 @@ describe('workflow tools (in memory, real client)', function () {
     const { workflow_id } = (await call('start_workflow', { name: 'Hostile areas' })).structuredContent as { workflow_id: string };
     let round = 0;
     await fc.assert(
-      fc.asyncProperty(starGlob(), fc.uniqueArray(longName(110).filter((n) => n !== ''), { minLength: 1, maxLength: 3 }), async (glob, names) => {
-        round++;
-        const st = (await call('start_task', { workflow_id, name: `Round ${round}`, goal: 'g', areas: [glob.pattern] })).structuredContent as { task_id: string };
-        for (const name of names) repo.write(`dir/${name}`, `round ${round}\n`);
-        const done = (await call('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } })).structuredContent as { verification: { unexpected_files: string[]; scope_match: boolean } };
-        const outside = names.filter((n) => !starGlobMatches(glob, n)).map((n) => `dir/${n}`).sort();
-        assert.deepEqual(done.verification.unexpected_files, outside, `area ${glob.pattern}`);
-        assert.equal(done.verification.scope_match, outside.length === 0);
-      }),
-      { seed: PROPERTY_SEED, numRuns: Math.max(1, Math.round(12 * Number(process.env.PROPERTY_RUNS_SCALE ?? 1))), examples: [[STALLING_GLOB, ['a'.repeat(110), `${'a'.repeat(109)}b`]]] },
+      fc.asyncProperty(
+        starGlob(),
+        fc.uniqueArray(
+          longName(110).filter((n) => n !== ''),
+          { minLength: 1, maxLength: 3 },
+        ),
+        async (glob, names) => {
+          round++;
+          const st = (await call('start_task', { workflow_id, name: `Round ${round}`, goal: 'g', areas: [glob.pattern] })).structuredContent as { task_id: string };
+          for (const name of names) repo.write(`dir/${name}`, `round ${round}\n`);
+          const done = (await call('complete_task', { task_id: st.task_id, status: 'success', outcome: { summary: 's' } })).structuredContent as {
+            verification: { unexpected_files: string[]; scope_match: boolean };
+          };
+          const outside = names
+            .filter((n) => !starGlobMatches(glob, n))
+            .map((n) => `dir/${n}`)
+            .sort();
+          assert.deepEqual(done.verification.unexpected_files, outside, `area ${glob.pattern}`);
+          assert.equal(done.verification.scope_match, outside.length === 0);
+        },
+      ),
+      {
+        seed: PROPERTY_SEED,
+        numRuns: Math.max(1, Math.round(12 * Number(process.env.PROPERTY_RUNS_SCALE ?? 1))),
+        examples: [[STALLING_GLOB, ['a'.repeat(110), `${'a'.repeat(109)}b`]]],
+      },
     );
   });
 
@@ -183,9 +238,17 @@ describe('workflow tools (in memory, real client)', function () {
       ['start_task', { workflow_id: wf.workflow_id, name: 'T' }, 'goal is required'],
       ['start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'G', areas: 'auth' }, 'areas must be an array of strings'],
       ['start_task', { workflow_id: wf.workflow_id, name: 'T', goal: 'G', areas: Array(21).fill('a') }, 'areas exceeds maximum of 20 items'],
-      ['log_decision', { task_id: task, category: 'architecure', question: 'q', chosen: 'c', reasoning: 'r' }, 'category must be one of architecture, library_choice, trade_off, workaround, other (got "architecure")'],
+      [
+        'log_decision',
+        { task_id: task, category: 'architecure', question: 'q', chosen: 'c', reasoning: 'r' },
+        'category must be one of architecture, library_choice, trade_off, workaround, other (got "architecure")',
+      ],
       ['log_decision', { task_id: task, category: 'other', question: 'q', chosen: 'c' }, 'reasoning is required'],
-      ['log_issue', { task_id: task, type: 'bug', description: 'd', resolution: 'r' }, 'type must be one of documentation_gap, bug_encountered, dependency_conflict, unclear_requirement, other (got "bug")'],
+      [
+        'log_issue',
+        { task_id: task, type: 'bug', description: 'd', resolution: 'r' },
+        'type must be one of documentation_gap, bug_encountered, dependency_conflict, unclear_requirement, other (got "bug")',
+      ],
       ['log_issue', { task_id: task, type: 'other', description: 'd', resolution: 'r', requires_human_review: 'yes' }, 'requires_human_review must be true or false'],
       ['log_milestone', { task_id: task, message: 'm', progress: 101 }, 'progress must be between 0 and 100'],
       ['log_milestone', { task_id: task, message: 'm', progress: '50' }, 'progress must be a number from 0 to 100'],
@@ -195,9 +258,17 @@ describe('workflow tools (in memory, real client)', function () {
       ['complete_task', { task_id: task, status: 'done', outcome: { summary: 's' } }, 'status must be one of success, partial_success, failed (got "done")'],
       ['complete_task', { task_id: task, status: 'success' }, 'outcome is required'],
       ['complete_task', { task_id: task, status: 'success', outcome: {} }, 'outcome.summary is required'],
-      ['complete_task', { task_id: task, status: 'success', outcome: { summary: 's', sumary: 's' } }, 'Unknown field "sumary" in outcome; accepted: summary, achievements, limitations, manual_review_needed, manual_review_reason, next_steps'],
+      [
+        'complete_task',
+        { task_id: task, status: 'success', outcome: { summary: 's', sumary: 's' } },
+        'Unknown field "sumary" in outcome; accepted: summary, achievements, limitations, manual_review_needed, manual_review_reason, next_steps',
+      ],
       ['complete_task', { task_id: task, status: 'success', outcome: { summary: 's', achievements: ['ok', ''] } }, 'outcome.achievements[1] cannot be empty'],
-      ['complete_task', { task_id: task, status: 'success', outcome: { summary: 's' }, metadata: { tests_status: 'green' } }, 'metadata.tests_status must be one of passed, failed, not_run (got "green")'],
+      [
+        'complete_task',
+        { task_id: task, status: 'success', outcome: { summary: 's' }, metadata: { tests_status: 'green' } },
+        'metadata.tests_status must be one of passed, failed, not_run (got "green")',
+      ],
       ['complete_task', { task_id: task, status: 'success', outcome: 'fine' }, 'outcome must be an object'],
     ];
     for (const [tool, args, message] of cases) {
@@ -206,7 +277,10 @@ describe('workflow tools (in memory, real client)', function () {
     // Nothing was recorded by the refused calls: the task is still running, with no event.
     const service = await c.services.workflow();
     const detail = await service.workflowDetail(wf.workflow_id);
-    assert.deepEqual(detail.events.map((e) => e.kind), ['workflow_started', 'task_started']);
+    assert.deepEqual(
+      detail.events.map((e) => e.kind),
+      ['workflow_started', 'task_started'],
+    );
     assert.equal(detail.tasks[0]!.status, 'in_progress');
   });
 
@@ -216,7 +290,10 @@ describe('workflow tools (in memory, real client)', function () {
       code: -32602,
       message: 'Workflow not found: nope. Use start_workflow to create one and pass the workflow_id it returns.',
     });
-    assert.deepEqual(await rpcError(call('log_milestone', { task_id: 'missing', message: 'm' })), { code: -32602, message: 'Task not found: missing. Use the task_id that start_task returned.' });
+    assert.deepEqual(await rpcError(call('log_milestone', { task_id: 'missing', message: 'm' })), {
+      code: -32602,
+      message: 'Task not found: missing. Use the task_id that start_task returned.',
+    });
     assert.deepEqual(await rpcError(call('complete_task', { task_id: wf.workflow_id, status: 'success', outcome: { summary: 's' } })), {
       code: -32602,
       message: `${wf.workflow_id} is a workflow id, not a task id. Start a task in it with start_task and pass the task_id it returns.`,
@@ -248,16 +325,29 @@ describe('workflow tools (in memory, real client)', function () {
 
   it('nests subtasks, and reports a manual review as asked', async () => {
     const wf = (await call('start_workflow', { name: 'Full auth system' })).structuredContent as { workflow_id: string };
-    const main = ((await call('start_task', { workflow_id: wf.workflow_id, name: 'Implement authentication', goal: 'All of it' })).structuredContent as { task_id: string }).task_id;
-    const sub1 = (await call('start_task', { workflow_id: wf.workflow_id, parent_task_id: main, name: 'Setup JWT middleware', goal: 'g' })).structuredContent as { task_id: string; parent_task_id: string };
+    const main = ((await call('start_task', { workflow_id: wf.workflow_id, name: 'Implement authentication', goal: 'All of it' })).structuredContent as { task_id: string })
+      .task_id;
+    const sub1 = (await call('start_task', { workflow_id: wf.workflow_id, parent_task_id: main, name: 'Setup JWT middleware', goal: 'g' })).structuredContent as {
+      task_id: string;
+      parent_task_id: string;
+    };
     assert.equal(sub1.parent_task_id, main);
-    const sub2 = ((await call('start_task', { workflow_id: wf.workflow_id, parent_task_id: sub1.task_id, name: 'Sub-subtask', goal: 'g' })).structuredContent as { task_id: string }).task_id;
+    const sub2 = (
+      (await call('start_task', { workflow_id: wf.workflow_id, parent_task_id: sub1.task_id, name: 'Sub-subtask', goal: 'g' })).structuredContent as { task_id: string }
+    ).task_id;
     repo.write('src/auth/jwt.ts', 'jwt');
     await call('complete_task', { task_id: sub2, status: 'success', outcome: { summary: 's' } });
     await call('complete_task', { task_id: sub1.task_id, status: 'success', outcome: { summary: 's' } });
-    const last = await call('complete_task', { task_id: main, status: 'partial_success', outcome: { summary: 'Works', manual_review_needed: true, manual_review_reason: 'Security review of token handling' } });
+    const last = await call('complete_task', {
+      task_id: main,
+      status: 'partial_success',
+      outcome: { summary: 'Works', manual_review_needed: true, manual_review_reason: 'Security review of token handling' },
+    });
     assert.deepEqual((last.structuredContent as { files_changed: { added: string[] } }).files_changed.added, ['src/auth/jwt.ts'], 'the parent counts what its subtasks changed');
     const requests = await (await c.services.workflow()).reviewRequests(0);
-    assert.deepEqual(requests.map((r) => [r.kind, r.taskName, r.text]), [['task_completed', 'Implement authentication', 'Security review of token handling']]);
+    assert.deepEqual(
+      requests.map((r) => [r.kind, r.taskName, r.text]),
+      [['task_completed', 'Implement authentication', 'Security review of token handling']],
+    );
   });
 });

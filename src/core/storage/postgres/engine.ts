@@ -92,7 +92,10 @@ export function toLedgerError(err: unknown, url: string): LedgerError {
     return new LedgerError('permission_denied', `PostgreSQL refused the login for ${redactUrl(url)}: check the user and password in the connection string.`);
   }
   if (code === '42501') {
-    return new LedgerError('permission_denied', `PostgreSQL refused (${clean}) for ${redactUrl(url)}: the user needs to own the database, or have CREATE on its schema (PostgreSQL 15 no longer grants it on public).`);
+    return new LedgerError(
+      'permission_denied',
+      `PostgreSQL refused (${clean}) for ${redactUrl(url)}: the user needs to own the database, or have CREATE on its schema (PostgreSQL 15 no longer grants it on public).`,
+    );
   }
   if (code === '3D000') return new LedgerError('unavailable', `The database in ${redactUrl(url)} does not exist: create it (createdb) or fix the connection string.`);
   if (code === undefined || code.startsWith('08') || code === '57P01' || code === '57P03' || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|terminat/i.test(clean)) {

@@ -14,6 +14,12 @@ export function* writePgEntry(e: ImportedEntry): Sql<void> {
     [e.id, e.projectId, e.createdAt, e.title, fold(e.title), JSON.stringify(e.tags), e.agentId, e.summary, e.summarySource, e.content, ...entrySearchParams(e.title, e.content)],
   );
   for (const tag of e.tags) {
-    yield* run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [fold(tag), e.projectId, e.createdAt, row!.n, tag]);
+    yield* run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+      fold(tag),
+      e.projectId,
+      e.createdAt,
+      row!.n,
+      tag,
+    ]);
   }
 }

@@ -64,7 +64,9 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     // PostgreSQL keeps its own files: VACUUM and checkpoints are the server's job.
     compact: async () => undefined,
     recoverSetAside: () =>
-      Promise.reject(new LedgerError('invalid_argument', 'This ledger is on PostgreSQL: it has no journal, so nothing is ever set aside to recover. Recovery applies to a ledger file.')),
+      Promise.reject(
+        new LedgerError('invalid_argument', 'This ledger is on PostgreSQL: it has no journal, so nothing is ever set aside to recover. Recovery applies to a ledger file.'),
+      ),
     settle: () => progress.flushIndex(),
     close: () => engine.close(),
   };

@@ -66,10 +66,26 @@ async function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
   const row = await tx.get<{ n: string }>(
     `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ENTRY_SEARCH_SQL}) RETURNING n`,
-    [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content, ...entrySearchParams(entry.title, entry.content)],
+    [
+      entry.id,
+      entry.projectId,
+      entry.createdAt,
+      entry.title,
+      titleFold,
+      JSON.stringify(entry.tags),
+      entry.agentId,
+      entry.content,
+      ...entrySearchParams(entry.title, entry.content),
+    ],
   );
   for (const tag of entry.tags) {
-    await tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [fold(tag), entry.projectId, entry.createdAt, row!.n, tag]);
+    await tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+      fold(tag),
+      entry.projectId,
+      entry.createdAt,
+      row!.n,
+      tag,
+    ]);
   }
 }
 
@@ -180,7 +196,10 @@ export class PgProgressStore implements ProgressStore {
         );
         return { entries: rows.map(toListing), total };
       }
-      const rows = await tx.all<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`, [...f.params, ...page]);
+      const rows = await tx.all<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`, [
+        ...f.params,
+        ...page,
+      ]);
       return { entries: rows.map(toListing), total };
     });
   }
@@ -207,10 +226,9 @@ export class PgProgressStore implements ProgressStore {
   async listTags(projectId: string): Promise<TagCount[]> {
     return this.engine.read(async (tx) =>
       (
-        await tx.all<{ tag: string; n: string }>(
-          'SELECT min(tag) AS tag, count(*) AS n FROM entry_tags WHERE project_id = ? GROUP BY tag_fold ORDER BY n DESC, min(tag)',
-          [projectId],
-        )
+        await tx.all<{ tag: string; n: string }>('SELECT min(tag) AS tag, count(*) AS n FROM entry_tags WHERE project_id = ? GROUP BY tag_fold ORDER BY n DESC, min(tag)', [
+          projectId,
+        ])
       ).map((r) => ({ tag: r.tag, count: Number(r.n) })),
     );
   }

@@ -10,9 +10,7 @@ export function isPostgresUrl(value: string): boolean {
 
 /** The URL with its password (and any password= parameter) replaced by [redacted]; any scheme, so a mistyped one is redacted too. */
 export function redactUrl(url: string): string {
-  return url
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1[redacted]@')
-    .replace(/([?&]password=)[^&\s]*/gi, '$1[redacted]');
+  return url.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1[redacted]@').replace(/([?&]password=)[^&\s]*/gi, '$1[redacted]');
 }
 
 /** The password of a connection string, to register with the logger as a secret. */

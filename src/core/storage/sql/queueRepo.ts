@@ -9,19 +9,7 @@ import { newQueueId } from '../../queue/ids';
 import { LedgerError, notFound } from '../../errors';
 import { projectClosed, projectNotFound } from '../../queue/projectRefusals';
 import { addMinutes, afterFailure, presentSince, retryBackoffUntil } from '../../queue/rules';
-import type {
-  Actor,
-  Agent,
-  AuditEvent,
-  ProjectQueueStatus,
-  QueueProject,
-  Task,
-  TaskAttempt,
-  TaskCounts,
-  TaskStatus,
-  TaskType,
-  TaskWithHistory,
-} from '../../queue/types';
+import type { Actor, Agent, AuditEvent, ProjectQueueStatus, QueueProject, Task, TaskAttempt, TaskCounts, TaskStatus, TaskType, TaskWithHistory } from '../../queue/types';
 import type {
   AddOutcome,
   AgentAuth,
@@ -36,19 +24,7 @@ import type {
   TaskFilter,
 } from '../queueStore';
 import { parseJson } from '../rows/json';
-import {
-  type ProjectRow,
-  type TaskRow,
-  type TypeRow,
-  type AttemptRow,
-  type AgentRow,
-  TASK_COLUMNS,
-  PROJECT_COLUMNS,
-  toTask,
-  toType,
-  toAttempt,
-  toAgent,
-} from '../rows/queueRows';
+import { type ProjectRow, type TaskRow, type TypeRow, type AttemptRow, type AgentRow, TASK_COLUMNS, PROJECT_COLUMNS, toTask, toType, toAttempt, toAgent } from '../rows/queueRows';
 import type { Dialect } from './dialect';
 import { all, get, run, type Sql, type SqlDb, type SqlValue } from './statements';
 
@@ -130,7 +106,11 @@ function* reap(d: Dialect, at: string, projectId?: string): Sql<{ requeued: numb
     const task = toTask(row);
     const next = afterFailure(task, true);
     const why = `The lease of ${task.assignedTo ?? 'its agent'} expired at ${task.leaseExpiresAt} without a result`;
-    yield* run("UPDATE task_attempts SET status = 'timeout', completed_at = ?, failure_reason = 'timeout', explanation = ? WHERE task_id = ? AND status = 'running'", [at, why, task.id]);
+    yield* run("UPDATE task_attempts SET status = 'timeout', completed_at = ?, failure_reason = 'timeout', explanation = ? WHERE task_id = ? AND status = 'running'", [
+      at,
+      why,
+      task.id,
+    ]);
     const backoff = next.status === 'queued' && task.assignedTo ? { agent: task.assignedTo, until: retryBackoffUntil(at, task.leaseDurationMinutes) } : undefined;
     yield* run(
       `UPDATE tasks SET status = ?, retry_count = ?, assigned_to = CASE WHEN ${d.textParam} = 'failed' THEN assigned_to ELSE NULL END,
@@ -158,9 +138,17 @@ function* reap(d: Dialect, at: string, projectId?: string): Sql<{ requeued: numb
 }
 
 function* closeRunningAttempt(row: TaskRow, at: string, why: string): Sql<void> {
-  yield* run("UPDATE task_attempts SET status = 'failed', completed_at = ?, explanation = ?, failure_reason = 'server_error' WHERE task_id = ? AND status = 'running'", [at, why, row.task_id]);
+  yield* run("UPDATE task_attempts SET status = 'failed', completed_at = ?, explanation = ?, failure_reason = 'server_error' WHERE task_id = ? AND status = 'running'", [
+    at,
+    why,
+    row.task_id,
+  ]);
   if (row.assigned_to) {
-    yield* run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ? AND current_task_id = ?", [row.project_id, row.assigned_to, row.task_id]);
+    yield* run("UPDATE agents SET status = 'idle', current_task_id = NULL WHERE project_id = ? AND name = ? AND current_task_id = ?", [
+      row.project_id,
+      row.assigned_to,
+      row.task_id,
+    ]);
   }
 }
 
@@ -191,7 +179,9 @@ export class SqlQueueStore implements QueueStore {
   async createProject(p: NewQueueProject, actor: Actor): Promise<QueueProject> {
     return this.db.write(function* (d) {
       if (yield* projectRow(d, p.projectId)) {
-        throw new LedgerError('conflict', `Project ${p.projectId} already exists. Use get_project to see it, or join_project to work in it.`, { details: { projectId: p.projectId } });
+        throw new LedgerError('conflict', `Project ${p.projectId} already exists. Use get_project to see it, or join_project to work in it.`, {
+          details: { projectId: p.projectId },
+        });
       }
       yield* run(
         `INSERT INTO projects (project_id, name, created_at, description, status, updated_at, default_max_retries, default_lease_minutes, reaper_interval_minutes)
@@ -213,7 +203,9 @@ export class SqlQueueStore implements QueueStore {
   async listProjects(includeClosed: boolean): Promise<QueueProject[]> {
     return this.db.read(function* (d) {
       const projects: QueueProject[] = [];
-      for (const r of yield* all<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects ${includeClosed ? '' : "WHERE status = 'active'"} ORDER BY created_at, project_id${d.byteOrder}`)) {
+      for (const r of yield* all<ProjectRow>(
+        `SELECT ${PROJECT_COLUMNS} FROM projects ${includeClosed ? '' : "WHERE status = 'active'"} ORDER BY created_at, project_id${d.byteOrder}`,
+      )) {
         projects.push(yield* toProject(r));
       }
       return projects;
@@ -310,7 +302,10 @@ export class SqlQueueStore implements QueueStore {
           types.set(t.typeId, type);
         }
         if (t.variablesKey !== null && type.duplicate_handling !== 'allow') {
-          const dup = yield* get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE type_id = ? AND variables_key = ? ORDER BY ${d.rowOrder} LIMIT 1`, [type.type_id, t.variablesKey]);
+          const dup = yield* get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE type_id = ? AND variables_key = ? ORDER BY ${d.rowOrder} LIMIT 1`, [
+            type.type_id,
+            t.variablesKey,
+          ]);
           if (dup) {
             if (type.duplicate_handling === 'ignore') {
               outcomes.push({ kind: 'duplicate', task: toTask(dup), handling: 'ignore' });
@@ -380,9 +375,13 @@ export class SqlQueueStore implements QueueStore {
     return this.db.write(function* (d) {
       yield* openProjectRow(d, a.projectId, 'agents');
       if (yield* get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name])) {
-        throw new LedgerError('conflict', `Agent name "${a.name}" is already registered in project ${a.projectId}. Pass its apiKey to reconnect, or choose another name (or none, to get one).`, {
-          details: { projectId: a.projectId, agentName: a.name },
-        });
+        throw new LedgerError(
+          'conflict',
+          `Agent name "${a.name}" is already registered in project ${a.projectId}. Pass its apiKey to reconnect, or choose another name (or none, to get one).`,
+          {
+            details: { projectId: a.projectId, agentName: a.name },
+          },
+        );
       }
       yield* run("INSERT INTO agents (project_id, name, key_hash, status, session_id, connected_at, last_seen) VALUES (?, ?, ?, 'idle', ?, ?, ?)", [
         a.projectId,
@@ -415,14 +414,10 @@ export class SqlQueueStore implements QueueStore {
     return this.db.write(function* (d) {
       const before = yield* get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [projectId, name]);
       if (!before) throw notFound(`Agent not found: ${name} in project ${projectId}. Register it with register_agent.`, { projectId, agentName: name });
-      yield* run(`UPDATE agents SET session_id = ?, last_seen = ?, connected_at = CASE WHEN ${d.same('session_id', d.textParam)} THEN connected_at ELSE ? END WHERE project_id = ? AND name = ?`, [
-        sessionId,
-        at,
-        sessionId,
-        at,
-        projectId,
-        name,
-      ]);
+      yield* run(
+        `UPDATE agents SET session_id = ?, last_seen = ?, connected_at = CASE WHEN ${d.same('session_id', d.textParam)} THEN connected_at ELSE ? END WHERE project_id = ? AND name = ?`,
+        [sessionId, at, sessionId, at, projectId, name],
+      );
       if (reconnect && before.session_id !== null && before.session_id !== sessionId) {
         yield* audit({ projectId, at, actor: { kind: 'agent', name }, action: 'agent_reconnected', agentName: name, details: { supersededSession: before.session_id !== null } });
       }
@@ -454,7 +449,11 @@ export class SqlQueueStore implements QueueStore {
       }
       if (project.status === 'closed') return { kind: 'closed' };
       // A task this agent just failed waits for another agent, if one is there (rules.ts).
-      const others = yield* get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name <> ? AND (session_id IS NOT NULL OR last_seen > ?) LIMIT 1', [projectId, agentName, presentSince(at)]);
+      const others = yield* get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name <> ? AND (session_id IS NOT NULL OR last_seen > ?) LIMIT 1', [
+        projectId,
+        agentName,
+        presentSince(at),
+      ]);
       // The queue head that no other transaction is assigning right now: many agents on many
       // machines take tasks at once, each a different one, none waiting on another's lock.
       const next = others
@@ -466,17 +465,19 @@ export class SqlQueueStore implements QueueStore {
       if (!next) {
         const c = yield* counts(projectId);
         const held = others
-          ? (yield* get<{ t: string | null }>("SELECT min(backoff_until) AS t FROM tasks WHERE project_id = ? AND status = 'queued' AND backoff_agent = ? AND backoff_until > ?", [projectId, agentName, at]))?.t
+          ? (yield* get<{ t: string | null }>("SELECT min(backoff_until) AS t FROM tasks WHERE project_id = ? AND status = 'queued' AND backoff_agent = ? AND backoff_until > ?", [
+              projectId,
+              agentName,
+              at,
+            ]))?.t
           : null;
         return { kind: 'empty', counts: { running: c.runningTasks, queued: c.queuedTasks }, ...(held ? { retryAt: held } : {}) };
       }
       const expires = addMinutes(at, Number(next.lease_minutes));
-      yield* run("UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ?, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ? AND status = 'queued'", [
-        agentName,
-        expires,
-        at,
-        next.task_id,
-      ]);
+      yield* run(
+        "UPDATE tasks SET status = 'running', assigned_to = ?, lease_expires_at = ?, assigned_at = ?, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ? AND status = 'queued'",
+        [agentName, expires, at, next.task_id],
+      );
       yield* run("INSERT INTO task_attempts (attempt_id, task_id, agent_name, started_at, status, lease_expires_at) VALUES (?, ?, ?, ?, 'running', ?)", [
         newQueueId(),
         next.task_id,
@@ -504,7 +505,11 @@ export class SqlQueueStore implements QueueStore {
       const projectId = (yield* taskRow(d, taskId))?.project_id;
       if (projectId) yield* reap(d, at, projectId);
       const row = yield* ownedRunningTask(d, taskId, agentName, 'complete');
-      yield* run("UPDATE tasks SET status = 'completed', completed_at = ?, result = ?, lease_expires_at = NULL, failure_reason = NULL WHERE task_id = ?", [at, explanation, taskId]);
+      yield* run("UPDATE tasks SET status = 'completed', completed_at = ?, result = ?, lease_expires_at = NULL, failure_reason = NULL WHERE task_id = ?", [
+        at,
+        explanation,
+        taskId,
+      ]);
       yield* run("UPDATE task_attempts SET status = 'completed', completed_at = ?, explanation = ? WHERE task_id = ? AND status = 'running'", [at, explanation, taskId]);
       yield* run("UPDATE agents SET status = 'idle', current_task_id = NULL, last_seen = ? WHERE project_id = ? AND name = ?", [at, row.project_id, agentName]);
       yield* audit({ projectId: row.project_id, at, actor: { kind: 'agent', name: agentName }, action: 'task_completed', taskId, agentName });
@@ -554,7 +559,15 @@ export class SqlQueueStore implements QueueStore {
       yield* run('UPDATE tasks SET lease_expires_at = ? WHERE task_id = ?', [expires, taskId]);
       yield* run("UPDATE task_attempts SET lease_expires_at = ? WHERE task_id = ? AND status = 'running'", [expires, taskId]);
       yield* run('UPDATE agents SET last_seen = ? WHERE project_id = ? AND name = ?', [at, row.project_id, agentName]);
-      yield* audit({ projectId: row.project_id, at, actor: { kind: 'agent', name: agentName }, action: 'lease_extended', taskId, agentName, details: { minutes, leaseExpiresAt: expires } });
+      yield* audit({
+        projectId: row.project_id,
+        at,
+        actor: { kind: 'agent', name: agentName },
+        action: 'lease_extended',
+        taskId,
+        agentName,
+        details: { minutes, leaseExpiresAt: expires },
+      });
       return toTask((yield* taskRow(d, taskId))!);
     });
   }
@@ -567,7 +580,10 @@ export class SqlQueueStore implements QueueStore {
       if (row.status === 'completed') throw new LedgerError('conflict', `Task ${taskId} is completed; add a new task instead of requeueing it.`, { details: { taskId } });
       if (row.status === 'running') yield* closeRunningAttempt(row, at, `Requeued by ${actor.name}`);
       // A person's requeue gives the task a fresh set of retries.
-      yield* run("UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ?", [taskId]);
+      yield* run(
+        "UPDATE tasks SET status = 'queued', retry_count = 0, assigned_to = NULL, lease_expires_at = NULL, completed_at = NULL, backoff_agent = NULL, backoff_until = NULL WHERE task_id = ?",
+        [taskId],
+      );
       yield* audit({ projectId: row.project_id, at, actor, action: 'task_requeued', taskId, details: { from: row.status } });
       return toTask((yield* taskRow(d, taskId))!);
     });
@@ -590,7 +606,10 @@ export class SqlQueueStore implements QueueStore {
 
   async reapExpired(at: string, projectId?: string): Promise<{ requeued: number; failed: number }> {
     const due = await this.db.read(() =>
-      get(`SELECT 1 AS x FROM tasks WHERE status = 'running' AND lease_expires_at < ?${projectId === undefined ? '' : ' AND project_id = ?'} LIMIT 1`, projectId === undefined ? [at] : [at, projectId]),
+      get(
+        `SELECT 1 AS x FROM tasks WHERE status = 'running' AND lease_expires_at < ?${projectId === undefined ? '' : ' AND project_id = ?'} LIMIT 1`,
+        projectId === undefined ? [at] : [at, projectId],
+      ),
     );
     if (!due) return { requeued: 0, failed: 0 };
     return this.db.write((d) => reap(d, at, projectId));
@@ -621,18 +640,27 @@ export class SqlQueueStore implements QueueStore {
 
   async auditLog(projectId: string, limit: number, beforeId: number | undefined): Promise<AuditEvent[]> {
     return this.db.read(function* () {
-      const rows = yield* all<{ id: number; project_id: string; at: string; actor: string; action: string; task_id: string | null; agent_name: string | null; details: string | null }>(
+      const rows = yield* all<{
+        id: number;
+        project_id: string;
+        at: string;
+        actor: string;
+        action: string;
+        task_id: string | null;
+        agent_name: string | null;
+        details: string | null;
+      }>(
         `SELECT * FROM queue_audit WHERE project_id = ?${beforeId === undefined ? '' : ' AND id < ?'} ORDER BY id DESC LIMIT ?`,
         beforeId === undefined ? [projectId, limit] : [projectId, beforeId, limit],
       );
       return rows.map((r) => ({
-          id: Number(r.id),
-          projectId: r.project_id,
-          at: r.at,
-          actor: r.actor,
-          action: r.action,
-          taskId: r.task_id,
-          agentName: r.agent_name,
+        id: Number(r.id),
+        projectId: r.project_id,
+        at: r.at,
+        actor: r.actor,
+        action: r.action,
+        taskId: r.task_id,
+        agentName: r.agent_name,
         details: parseJson<Record<string, unknown> | null>(r.details, null),
       }));
     });
@@ -640,7 +668,9 @@ export class SqlQueueStore implements QueueStore {
 
   async countsByStatus(): Promise<{ projectId: string; status: TaskStatus; count: number }[]> {
     return this.db.read(function* () {
-      const rows = yield* all<{ project_id: string; status: string; n: number }>('SELECT project_id, status, count(*) AS n FROM tasks GROUP BY project_id, status ORDER BY project_id, status');
+      const rows = yield* all<{ project_id: string; status: string; n: number }>(
+        'SELECT project_id, status, count(*) AS n FROM tasks GROUP BY project_id, status ORDER BY project_id, status',
+      );
       return rows.map((r) => ({ projectId: r.project_id, status: r.status as TaskStatus, count: Number(r.n) }));
     });
   }
@@ -650,7 +680,9 @@ export class SqlQueueStore implements QueueStore {
       const attempts = yield* all<{ project_id: string; status: string; n: number }>(
         'SELECT t.project_id, a.status, count(*) AS n FROM task_attempts a JOIN tasks t ON t.task_id = a.task_id GROUP BY t.project_id, a.status ORDER BY t.project_id, a.status',
       );
-      const oldestQueued = yield* all<{ project_id: string; at: string }>("SELECT project_id, min(created_at) AS at FROM tasks WHERE status = 'queued' GROUP BY project_id ORDER BY project_id");
+      const oldestQueued = yield* all<{ project_id: string; at: string }>(
+        "SELECT project_id, min(created_at) AS at FROM tasks WHERE status = 'queued' GROUP BY project_id ORDER BY project_id",
+      );
       const agents = yield* all<{ project_id: string; status: string; connected: number; n: number }>(
         'SELECT project_id, status, session_id IS NOT NULL AS connected, count(*) AS n FROM agents GROUP BY project_id, status, connected ORDER BY project_id, status, connected',
       );
@@ -684,7 +716,10 @@ export class SqlQueueStore implements QueueStore {
 
   async getSession(id: string): Promise<StoredSession | undefined> {
     return this.db.read(function* () {
-      const r = yield* get<{ session_id: string; project_id: string | null; agent_name: string | null; created_at: string; last_seen: string }>('SELECT * FROM queue_sessions WHERE session_id = ?', [id]);
+      const r = yield* get<{ session_id: string; project_id: string | null; agent_name: string | null; created_at: string; last_seen: string }>(
+        'SELECT * FROM queue_sessions WHERE session_id = ?',
+        [id],
+      );
       return r ? { id: r.session_id, projectId: r.project_id, agentName: r.agent_name, createdAt: r.created_at, lastSeen: r.last_seen } : undefined;
     });
   }

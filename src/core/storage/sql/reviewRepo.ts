@@ -5,27 +5,8 @@
 // PostgreSQL servers deciding the same action cannot both win.
 
 import { LedgerError } from '../../errors';
-import type {
-  ActionStatus,
-  ReviewAction,
-  ReviewAgent,
-  ReviewEvent,
-  ReviewRun,
-  ReviewThread,
-  ThreadComment,
-  ThreadStatus,
-} from '../../review/types';
-import type {
-  ActionDecision,
-  AgentCompletion,
-  AgentStart,
-  NewAction,
-  NewReviewRun,
-  NewThread,
-  PhaseChange,
-  ReviewStore,
-  RunQuery,
-} from '../reviewStore';
+import type { ActionStatus, ReviewAction, ReviewAgent, ReviewEvent, ReviewRun, ReviewThread, ThreadComment, ThreadStatus } from '../../review/types';
+import type { ActionDecision, AgentCompletion, AgentStart, NewAction, NewReviewRun, NewThread, PhaseChange, ReviewStore, RunQuery } from '../reviewStore';
 import { parseJson } from '../rows/json';
 import {
   type RunRow,
@@ -66,7 +47,9 @@ function* agentRow(d: Dialect, runId: string, name: string): Sql<AgentRow> {
   const row = yield* get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM rv_agents WHERE run_id = ? AND name = ?${d.forUpdate}`, [runId, name]);
   if (!row) {
     const names = (yield* all<{ name: string }>('SELECT name FROM rv_agents WHERE run_id = ? ORDER BY position', [runId])).map((r) => r.name);
-    throw new LedgerError('not_found', `Agent "${name}" is not in this review's list (${names.join(', ')}). Use a name from get_workflow's agents.`, { details: { agent: name, agents: names } });
+    throw new LedgerError('not_found', `Agent "${name}" is not in this review's list (${names.join(', ')}). Use a name from get_workflow's agents.`, {
+      details: { agent: name, agents: names },
+    });
   }
   return row;
 }
@@ -83,7 +66,16 @@ function* threadRow(d: Dialect, id: string): Sql<ThreadRow> {
 
 function* writeThread(t: NewThread): Sql<void> {
   if (yield* get('SELECT 1 AS x FROM rv_threads WHERE id = ?', [t.id])) throw new LedgerError('conflict', `A thread with id ${t.id} already exists`, { retryable: true });
-  yield* run(`INSERT INTO rv_threads (${THREAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'open', ?, ?, NULL, NULL, ?)`, [t.id, t.runId, t.file, t.line, t.endLine, t.createdAt, t.createdBy, t.actionId]);
+  yield* run(`INSERT INTO rv_threads (${THREAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'open', ?, ?, NULL, NULL, ?)`, [
+    t.id,
+    t.runId,
+    t.file,
+    t.line,
+    t.endLine,
+    t.createdAt,
+    t.createdBy,
+    t.actionId,
+  ]);
   yield* run('INSERT INTO rv_comments (id, thread_id, author, body, created_at) VALUES (?, ?, ?, ?, ?)', [t.comment.id, t.id, t.createdBy, t.comment.body, t.createdAt]);
 }
 
@@ -95,7 +87,9 @@ function* pendingAction(d: Dialect, id: string): Sql<ActionRow> {
   const row = yield* get<ActionRow>(`SELECT ${ACTION_COLUMNS} FROM rv_actions WHERE id = ?${d.forUpdate}`, [id]);
   if (!row) throw new LedgerError('not_found', `No review action ${id}. The Review view and get_workflow list the actions.`, { details: { action_id: id } });
   if (row.status !== 'pending') {
-    throw new LedgerError('conflict', `Action ${id} was already ${row.status} by ${row.decided_by ?? 'someone'} at ${row.decided_at ?? 'an unknown time'}.`, { details: { action_id: id, status: row.status } });
+    throw new LedgerError('conflict', `Action ${id} was already ${row.status} by ${row.decided_by ?? 'someone'} at ${row.decided_at ?? 'an unknown time'}.`, {
+      details: { action_id: id, status: row.status },
+    });
   }
   return row;
 }
@@ -104,7 +98,10 @@ function* threadsWhere(where: string, params: string[]): Sql<ReviewThread[]> {
   const rows = yield* all<ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM rv_threads WHERE ${where} ORDER BY n`, params);
   if (rows.length === 0) return [];
   const comments = new Map<string, ThreadComment[]>();
-  for (const c of yield* all<CommentRow>(`SELECT id, thread_id, author, body, created_at FROM rv_comments WHERE thread_id IN (SELECT id FROM rv_threads WHERE ${where}) ORDER BY n`, params)) {
+  for (const c of yield* all<CommentRow>(
+    `SELECT id, thread_id, author, body, created_at FROM rv_comments WHERE thread_id IN (SELECT id FROM rv_threads WHERE ${where}) ORDER BY n`,
+    params,
+  )) {
     const list = comments.get(c.thread_id) ?? [];
     list.push(toComment(c));
     comments.set(c.thread_id, list);
@@ -175,7 +172,10 @@ export class SqlReviewStore implements ReviewStore {
     return this.db.write(function* (d) {
       const row = yield* runRow(d, c.runId);
       if (row.phase !== c.from) {
-        throw new LedgerError('conflict', `Review ${c.runId} moved to phase ${row.phase} meanwhile; call get_workflow and decide again.`, { retryable: true, details: { phase: row.phase } });
+        throw new LedgerError('conflict', `Review ${c.runId} moved to phase ${row.phase} meanwhile; call get_workflow and decide again.`, {
+          retryable: true,
+          details: { phase: row.phase },
+        });
       }
       const finished = FINAL.includes(c.to) ? c.at : null;
       yield* run('UPDATE rv_runs SET phase = ?, phase_changed_at = ?, finished_at = ?, updated_at = ? WHERE id = ?', [c.to, c.at, finished, c.at, c.runId]);
@@ -214,15 +214,10 @@ export class SqlReviewStore implements ReviewStore {
       else if (row.state !== 'running') anomalies.push(`completed twice: again at ${c.at} after it ${row.state} at ${row.completed_at ?? 'an unknown time'}`);
       if (row.state === 'running' && row.started_at) duration = Math.max(0, Date.parse(c.at) - Date.parse(row.started_at));
       else if (row.state !== 'pending' && row.duration_ms !== null) duration = Number(row.duration_ms);
-      yield* run('UPDATE rv_agents SET state = ?, completed_at = ?, duration_ms = ?, summary = coalesce(?, summary), completions = completions + 1, anomalies = ? WHERE run_id = ? AND name = ?', [
-        c.state,
-        c.at,
-        duration,
-        c.summary,
-        JSON.stringify(anomalies),
-        c.runId,
-        c.name,
-      ]);
+      yield* run(
+        'UPDATE rv_agents SET state = ?, completed_at = ?, duration_ms = ?, summary = coalesce(?, summary), completions = completions + 1, anomalies = ? WHERE run_id = ? AND name = ?',
+        [c.state, c.at, duration, c.summary, JSON.stringify(anomalies), c.runId, c.name],
+      );
       yield* touch(c.runId, c.at);
       return yield* agent(c.runId, c.name);
     });
@@ -233,13 +228,21 @@ export class SqlReviewStore implements ReviewStore {
       yield* runRow(d, a.runId);
       if (a.threadId !== null && !a.thread) {
         const thread = yield* threadRow(d, a.threadId);
-        if (thread.run_id !== a.runId) throw new LedgerError('not_found', `Thread ${a.threadId} belongs to another review. Call get_threads for this review's threads.`, { details: { thread_id: a.threadId } });
+        if (thread.run_id !== a.runId)
+          throw new LedgerError('not_found', `Thread ${a.threadId} belongs to another review. Call get_threads for this review's threads.`, { details: { thread_id: a.threadId } });
       }
       if (a.thread) yield* writeThread(a.thread);
-      yield* run(
-        'INSERT INTO rv_actions (id, run_id, kind, target, text, original_text, status, created_at, created_by, thread_id) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
-        [a.id, a.runId, a.kind, JSON.stringify(a.target), a.text, 'pending', a.createdAt, a.createdBy, a.threadId],
-      );
+      yield* run('INSERT INTO rv_actions (id, run_id, kind, target, text, original_text, status, created_at, created_by, thread_id) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)', [
+        a.id,
+        a.runId,
+        a.kind,
+        JSON.stringify(a.target),
+        a.text,
+        'pending',
+        a.createdAt,
+        a.createdBy,
+        a.threadId,
+      ]);
       yield* touch(a.runId, a.createdAt);
     });
   }
@@ -253,7 +256,10 @@ export class SqlReviewStore implements ReviewStore {
 
   async listActions(runId: string, status?: ActionStatus): Promise<ReviewAction[]> {
     return this.db.read(function* () {
-      return (yield* all<ActionRow>(`SELECT ${ACTION_COLUMNS} FROM rv_actions WHERE run_id = ? ${status ? 'AND status = ?' : ''} ORDER BY n`, status ? [runId, status] : [runId])).map(toAction);
+      return (yield* all<ActionRow>(
+        `SELECT ${ACTION_COLUMNS} FROM rv_actions WHERE run_id = ? ${status ? 'AND status = ?' : ''} ORDER BY n`,
+        status ? [runId, status] : [runId],
+      )).map(toAction);
     });
   }
 
@@ -273,7 +279,13 @@ export class SqlReviewStore implements ReviewStore {
       if (c.status === 'approved' && row.thread_id) {
         const thread = yield* get<ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM rv_threads WHERE id = ?`, [row.thread_id]);
         if (thread && row.kind === 'reply_thread') {
-          yield* run('INSERT INTO rv_comments (id, thread_id, author, body, created_at) VALUES (?, ?, ?, ?, ?)', [c.commentId, row.thread_id, row.created_by ?? 'agent', row.text, c.at]);
+          yield* run('INSERT INTO rv_comments (id, thread_id, author, body, created_at) VALUES (?, ?, ?, ?, ?)', [
+            c.commentId,
+            row.thread_id,
+            row.created_by ?? 'agent',
+            row.text,
+            c.at,
+          ]);
         } else if (thread && row.kind === 'resolve_thread' && thread.status !== 'resolved') {
           yield* run("UPDATE rv_threads SET status = 'resolved', resolved_at = ?, resolved_by = ? WHERE id = ?", [c.at, c.by, row.thread_id]);
         }
@@ -321,8 +333,17 @@ export class SqlReviewStore implements ReviewStore {
 
   async listEvents(runId: string): Promise<ReviewEvent[]> {
     return this.db.read(function* () {
-      const rows = yield* all<{ n: number; run_id: string; kind: string; created_at: string; data: string }>('SELECT n, run_id, kind, created_at, data FROM rv_events WHERE run_id = ? ORDER BY n', [runId]);
-      return rows.map((r) => ({ seq: Number(r.n), runId: r.run_id, kind: r.kind as ReviewEvent['kind'], createdAt: r.created_at, data: parseJson<Record<string, unknown>>(r.data, {}) }));
+      const rows = yield* all<{ n: number; run_id: string; kind: string; created_at: string; data: string }>(
+        'SELECT n, run_id, kind, created_at, data FROM rv_events WHERE run_id = ? ORDER BY n',
+        [runId],
+      );
+      return rows.map((r) => ({
+        seq: Number(r.n),
+        runId: r.run_id,
+        kind: r.kind as ReviewEvent['kind'],
+        createdAt: r.created_at,
+        data: parseJson<Record<string, unknown>>(r.data, {}),
+      }));
     });
   }
 }

@@ -94,12 +94,29 @@ function scopeWhere(scope: RetentionScope, alias = ''): { where: string; params:
 
 function describeKey(name: CollectionName, record: LedgerRecord): string {
   const label: Record<CollectionName, string> = {
-    projects: 'project', entries: 'entry', archivedEntries: 'archived entry', taskTypes: 'task type', tasks: 'task', taskAttempts: 'task attempt',
-    agents: 'agent', queueAudit: 'audit record', workflows: 'workflow', workflowTasks: 'tracked task', workflowEvents: 'workflow event',
-    workflowFiles: 'file change', workflowSnapshots: 'snapshot', reviewRuns: 'review run', reviewAgents: 'review agent', reviewThreads: 'review thread',
-    reviewComments: 'review comment', reviewActions: 'review action', reviewEvents: 'review event',
+    projects: 'project',
+    entries: 'entry',
+    archivedEntries: 'archived entry',
+    taskTypes: 'task type',
+    tasks: 'task',
+    taskAttempts: 'task attempt',
+    agents: 'agent',
+    queueAudit: 'audit record',
+    workflows: 'workflow',
+    workflowTasks: 'tracked task',
+    workflowEvents: 'workflow event',
+    workflowFiles: 'file change',
+    workflowSnapshots: 'snapshot',
+    reviewRuns: 'review run',
+    reviewAgents: 'review agent',
+    reviewThreads: 'review thread',
+    reviewComments: 'review comment',
+    reviewActions: 'review action',
+    reviewEvents: 'review event',
   };
-  return `${label[name]} ${specOf(name).key.map((k) => String(record[k])).join(' / ')}`;
+  return `${label[name]} ${specOf(name)
+    .key.map((k) => String(record[k]))
+    .join(' / ')}`;
 }
 
 /** The records of one collection: `from` is the FROM/WHERE clause with the table aliased. */
@@ -180,16 +197,23 @@ export class SqlTransferStore implements TransferStore {
                 counts.merged[name] += 1;
                 continue;
               }
-              throw new LedgerError('conflict', `Import refused: ${describeKey(name, record)} already exists in this ledger (or twice in the file). Nothing was imported. Import into an empty ledger, or remove that record from the file.`, {
-                details: { collection: name, key: Object.fromEntries(specOf(name).key.map((k) => [k, record[k] ?? null])) },
-              });
+              throw new LedgerError(
+                'conflict',
+                `Import refused: ${describeKey(name, record)} already exists in this ledger (or twice in the file). Nothing was imported. Import into an empty ledger, or remove that record from the file.`,
+                {
+                  details: { collection: name, key: Object.fromEntries(specOf(name).key.map((k) => [k, record[k] ?? null])) },
+                },
+              );
             }
             if (name === 'entries') {
               yield* writeEntry(importedEntry(record));
             } else {
               const fields = fieldsOf(name).filter(([f]) => record[f] !== undefined);
               const cols = fields.map(([f]) => columnOf(name, f));
-              yield* run(`INSERT INTO ${TABLES[name].table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, fields.map(([f, kind]) => toColumn(kind, record[f])));
+              yield* run(
+                `INSERT INTO ${TABLES[name].table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+                fields.map(([f, kind]) => toColumn(kind, record[f])),
+              );
             }
             counts.imported[name] += 1;
           }
@@ -199,7 +223,10 @@ export class SqlTransferStore implements TransferStore {
       .catch((err: unknown) => {
         if (err instanceof LedgerError && !(err.code === 'internal' && SERVER_ERROR.test(err.message))) throw err;
         // A constraint of the schema (a task of an unknown task type, a subtask before its parent).
-        throw new LedgerError('invalid_argument', `Import refused: the file's records do not fit together (${(err as Error).message.replace(SERVER_ERROR, '')}). Nothing was imported.`);
+        throw new LedgerError(
+          'invalid_argument',
+          `Import refused: the file's records do not fit together (${(err as Error).message.replace(SERVER_ERROR, '')}). Nothing was imported.`,
+        );
       });
   }
 
@@ -231,7 +258,12 @@ export class SqlTransferStore implements TransferStore {
 
   async countArchived(projectId?: string): Promise<number> {
     return this.db.read(function* () {
-      return Number((yield* get<{ n: number }>(`SELECT count(*) AS n FROM log_entries_archive${projectId === undefined ? '' : ' WHERE project_id = ?'}`, projectId === undefined ? [] : [projectId]))?.n ?? 0);
+      return Number(
+        (yield* get<{ n: number }>(
+          `SELECT count(*) AS n FROM log_entries_archive${projectId === undefined ? '' : ' WHERE project_id = ?'}`,
+          projectId === undefined ? [] : [projectId],
+        ))?.n ?? 0,
+      );
     });
   }
 

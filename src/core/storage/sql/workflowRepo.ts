@@ -17,16 +17,7 @@ import type {
   WorkflowEvent,
   WorkflowListing,
 } from '../../workflow/types';
-import type {
-  NewEvent,
-  NewTrackedTask,
-  NewWorkflow,
-  RunningTask,
-  TaskCompletion,
-  WorkflowProject,
-  WorkflowQuery,
-  WorkflowStore,
-} from '../workflowStore';
+import type { NewEvent, NewTrackedTask, NewWorkflow, RunningTask, TaskCompletion, WorkflowProject, WorkflowQuery, WorkflowStore } from '../workflowStore';
 import { parseJson } from '../rows/json';
 import {
   type WorkflowRow,
@@ -187,12 +178,18 @@ export class SqlWorkflowStore implements WorkflowStore {
       }
       if (yield* get('SELECT 1 AS x FROM wf_tasks WHERE id = ?', [t.id])) throw new LedgerError('conflict', `A task with id ${t.id} already exists`, { retryable: true });
       if (t.parentTaskId !== null) {
-        const parent = yield* get<{ status: string; name: string; workflow_id: string }>(`SELECT status, name, workflow_id FROM wf_tasks WHERE id = ?${d.forShare}`, [t.parentTaskId]);
+        const parent = yield* get<{ status: string; name: string; workflow_id: string }>(`SELECT status, name, workflow_id FROM wf_tasks WHERE id = ?${d.forShare}`, [
+          t.parentTaskId,
+        ]);
         if (!parent) throw new LedgerError('not_found', `Parent task not found: ${t.parentTaskId}.`, { details: { parent_task_id: t.parentTaskId } });
         if (parent.status !== 'in_progress') {
-          throw new LedgerError('conflict', `Parent task ${t.parentTaskId} ("${parent.name}") is already completed (${parent.status}); start subtasks before completing their parent, or start a top-level task.`, {
-            details: { parent_task_id: t.parentTaskId, status: parent.status },
-          });
+          throw new LedgerError(
+            'conflict',
+            `Parent task ${t.parentTaskId} ("${parent.name}") is already completed (${parent.status}); start subtasks before completing their parent, or start a top-level task.`,
+            {
+              details: { parent_task_id: t.parentTaskId, status: parent.status },
+            },
+          );
         }
       }
       yield* run(
@@ -252,7 +249,12 @@ export class SqlWorkflowStore implements WorkflowStore {
       ]);
       if (e.kind === 'milestone') {
         const m = e.data as { message: string; progress?: number };
-        yield* run('UPDATE wf_tasks SET milestone = ?, progress = coalesce(?, progress), last_activity_at = ? WHERE id = ?', [m.message, m.progress ?? null, e.createdAt, e.taskId]);
+        yield* run('UPDATE wf_tasks SET milestone = ?, progress = coalesce(?, progress), last_activity_at = ? WHERE id = ?', [
+          m.message,
+          m.progress ?? null,
+          e.createdAt,
+          e.taskId,
+        ]);
       } else {
         yield* run('UPDATE wf_tasks SET last_activity_at = ? WHERE id = ?', [e.createdAt, e.taskId]);
       }
@@ -310,7 +312,9 @@ export class SqlWorkflowStore implements WorkflowStore {
 
   async listEvents(workflowId: string): Promise<WorkflowEvent[]> {
     return this.db.read(function* () {
-      return (yield* all<EventRow>('SELECT n, id, workflow_id, task_id, kind, created_at, review, data FROM wf_events WHERE workflow_id = ? ORDER BY n', [workflowId])).map(toEvent);
+      return (yield* all<EventRow>('SELECT n, id, workflow_id, task_id, kind, created_at, review, data FROM wf_events WHERE workflow_id = ? ORDER BY n', [workflowId])).map(
+        toEvent,
+      );
     });
   }
 

@@ -252,7 +252,10 @@ export class SqliteEngine {
       ensurePrivateDir(dir);
       fs.accessSync(dir, fs.constants.W_OK);
     } catch (err) {
-      throw new LedgerError('unavailable', `The ledger folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}). Choose another path with AGENT_PROGRESS_DB_PATH or fix its permissions.`);
+      throw new LedgerError(
+        'unavailable',
+        `The ledger folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}). Choose another path with AGENT_PROGRESS_DB_PATH or fix its permissions.`,
+      );
     }
     // A device, a FIFO or a socket at the ledger's paths is never read, renamed or replaced.
     for (const [file, what] of [
@@ -537,7 +540,10 @@ export class SqliteEngine {
   private openJournalFile(): OpenJournal | undefined {
     const opened = this.tryOpenJournalFile();
     if (typeof opened === 'string') {
-      throw new LedgerError('unavailable', `The ledger journal ${this.journalPath} is unreadable: ${opened}. Reopen the ledger to move it aside and recover from the last snapshot.`);
+      throw new LedgerError(
+        'unavailable',
+        `The ledger journal ${this.journalPath} is unreadable: ${opened}. Reopen the ledger to move it aside and recover from the last snapshot.`,
+      );
     }
     return opened;
   }
@@ -672,7 +678,10 @@ export class SqliteEngine {
       if (step.kind === 'record') {
         if (step.record.seq !== this.lastSeq + batch.length + 1) {
           flush();
-          throw new LedgerError('internal', `The ledger journal ${this.journalPath} is out of sequence at record ${step.record.seq} (expected ${this.lastSeq + 1}). Another program may have written it; restore it from a backup or move it aside.`);
+          throw new LedgerError(
+            'internal',
+            `The ledger journal ${this.journalPath} is out of sequence at record ${step.record.seq} (expected ${this.lastSeq + 1}). Another program may have written it; restore it from a backup or move it aside.`,
+          );
         }
         batch.push(step.record);
         at += step.size;
@@ -732,7 +741,10 @@ export class SqliteEngine {
     await this.write(() => undefined); // under the lock: sets aside a damaged tail still in the journal
     const dir = path.dirname(this.journalPath);
     const prefix = `${path.basename(this.journalPath)}.tail-`;
-    const names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix) && !n.endsWith('.recovered')).sort();
+    const names = fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith(prefix) && !n.endsWith('.recovered'))
+      .sort();
     const files: TailRecovery['files'] = [];
     for (const name of names) {
       const file = path.join(dir, name);
@@ -747,9 +759,12 @@ export class SqliteEngine {
       const skipped: { time: string; reason: string }[] = [];
       for (const record of records) {
         try {
-          await this.write((tx) => {
-            for (const [sql, params] of record.ops) tx.run(sql, params);
-          }, { maintenance: record.maintenance });
+          await this.write(
+            (tx) => {
+              for (const [sql, params] of record.ops) tx.run(sql, params);
+            },
+            { maintenance: record.maintenance },
+          );
           applied++;
         } catch (err) {
           skipped.push({ time: new Date(record.time).toISOString(), reason: (err as Error).message.replace(/\s+/g, ' ').slice(0, 300) });
@@ -785,7 +800,10 @@ export class SqliteEngine {
       this.db.run('COMMIT');
     } catch (err) {
       this.db.run('ROLLBACK');
-      throw new LedgerError('internal', `Journal record ${records[0]?.seq ?? '?'} of ${this.journalPath} could not be applied (${(err as Error).message}). It may come from a newer Agent Progress; update this one.`);
+      throw new LedgerError(
+        'internal',
+        `Journal record ${records[0]?.seq ?? '?'} of ${this.journalPath} could not be applied (${(err as Error).message}). It may come from a newer Agent Progress; update this one.`,
+      );
     }
     const last = records[records.length - 1]!;
     this.lastSeq = last.seq;
@@ -830,7 +848,11 @@ export class SqliteEngine {
       } catch {
         // the next writer cuts the torn tail
       }
-      throw new LedgerError('unavailable', `Could not write the ledger journal ${this.journalPath} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Free disk space or fix permissions, then retry; nothing was saved.`, { retryable: true });
+      throw new LedgerError(
+        'unavailable',
+        `Could not write the ledger journal ${this.journalPath} (${(err as NodeJS.ErrnoException).code ?? 'error'}). Free disk space or fix permissions, then retry; nothing was saved.`,
+        { retryable: true },
+      );
     }
     this.db.run('COMMIT');
     journal.offset += record.length;
@@ -1082,15 +1104,18 @@ export class SqliteEngine {
       })
       .filter((p) => p.pending.length > 0);
     if (plan.length === 0) return;
-    this.writeLocked((tx) => {
-      tx.run('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-      for (const { stream, pending } of plan) {
-        for (const migration of pending) {
-          for (const statement of migration.statements) tx.run(statement);
-          tx.run('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)', [`schema_version.${stream.name}`, String(migration.version)]);
+    this.writeLocked(
+      (tx) => {
+        tx.run('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+        for (const { stream, pending } of plan) {
+          for (const migration of pending) {
+            for (const statement of migration.statements) tx.run(statement);
+            tx.run('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)', [`schema_version.${stream.name}`, String(migration.version)]);
+          }
         }
-      }
-    }, { maintenance: true });
+      },
+      { maintenance: true },
+    );
     for (const { stream, current } of plan) this.logger.info(`Ledger ${this.file}: ${stream.name} schema migrated from ${current} to ${SqliteEngine.latest(stream)}`);
   }
 

@@ -78,10 +78,7 @@ export function encodeRecord(record: JournalRecord): Buffer {
   return out;
 }
 
-export type ParseStep =
-  | { kind: 'record'; record: JournalRecord; size: number }
-  | { kind: 'incomplete'; needed: number }
-  | { kind: 'bad'; reason: string };
+export type ParseStep = { kind: 'record'; record: JournalRecord; size: number } | { kind: 'incomplete'; needed: number } | { kind: 'bad'; reason: string };
 
 /** Parses the record starting at `buf[at]`. `incomplete` means more bytes are needed. */
 export function parseRecordAt(buf: Buffer, at: number): ParseStep {

@@ -24,16 +24,23 @@ const INDEX_IDLE_MS = 250;
 function insertRow(tx: WriteTx, entry: NewEntry): void {
   const titleFold = fold(entry.title);
   tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [entry.projectId, entry.projectId, entry.createdAt]);
-  tx.run(
-    'INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    [entry.id, entry.projectId, entry.createdAt, entry.title, titleFold, JSON.stringify(entry.tags), entry.agentId, entry.content],
-  );
+  tx.run('INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    entry.id,
+    entry.projectId,
+    entry.createdAt,
+    entry.title,
+    titleFold,
+    JSON.stringify(entry.tags),
+    entry.agentId,
+    entry.content,
+  ]);
   tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
   for (const tag of entry.tags) {
-    tx.run(
-      'INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?',
-      [fold(tag), tag, entry.id],
-    );
+    tx.run('INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?', [
+      fold(tag),
+      tag,
+      entry.id,
+    ]);
   }
 }
 
@@ -42,11 +49,7 @@ function insertRow(tx: WriteTx, entry: NewEntry): void {
  * hits, title trigram hits, one tag's rows), so that counting matches at 100k entries does not
  * walk the whole project; everything else is a condition on the joined row.
  */
-type Driver =
-  | { kind: 'text'; match: string }
-  | { kind: 'title'; match: string }
-  | { kind: 'tag'; tag: string }
-  | { kind: 'range' };
+type Driver = { kind: 'text'; match: string } | { kind: 'title'; match: string } | { kind: 'tag'; tag: string } | { kind: 'range' };
 
 interface Plan {
   driver: Driver;
@@ -188,7 +191,9 @@ export class SqliteProgressStore implements ProgressStore {
   }
 
   async getDigestMark(entryId: string): Promise<DigestMark | undefined> {
-    const row = this.engine.read((tx) => tx.get<{ covered_to: number; covered_until: string | null }>('SELECT covered_to, covered_until FROM digest_marks WHERE entry_id = ?', [entryId]));
+    const row = this.engine.read((tx) =>
+      tx.get<{ covered_to: number; covered_until: string | null }>('SELECT covered_to, covered_until FROM digest_marks WHERE entry_id = ?', [entryId]),
+    );
     return row ? { coveredTo: Number(row.covered_to), coveredUntil: row.covered_until } : undefined;
   }
 
@@ -200,19 +205,22 @@ export class SqliteProgressStore implements ProgressStore {
     this.indexing ??= (async () => {
       try {
         for (;;) {
-          const done = await this.engine.write((tx) => {
-            const n = Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM fts_pending LIMIT ?)', [INDEX_BATCH])?.n ?? 0);
-            if (n === 0) return 0;
-            tx.run(
-              `INSERT INTO log_entries_fts (docid, title, content)
+          const done = await this.engine.write(
+            (tx) => {
+              const n = Number(tx.get<{ n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM fts_pending LIMIT ?)', [INDEX_BATCH])?.n ?? 0);
+              if (n === 0) return 0;
+              tx.run(
+                `INSERT INTO log_entries_fts (docid, title, content)
                  SELECT e.rowid, e.title, e.content FROM log_entries e
                   WHERE e.rowid IN (SELECT entry_rowid FROM fts_pending ORDER BY entry_rowid LIMIT ?) ORDER BY e.rowid`,
-              [INDEX_BATCH],
-            );
-            tx.run('INSERT INTO log_entries_tri (docid, tri) SELECT entry_rowid, tri FROM fts_pending ORDER BY entry_rowid LIMIT ?', [INDEX_BATCH]);
-            tx.run('DELETE FROM fts_pending WHERE entry_rowid IN (SELECT entry_rowid FROM fts_pending ORDER BY entry_rowid LIMIT ?)', [INDEX_BATCH]);
-            return n;
-          }, { maintenance: true });
+                [INDEX_BATCH],
+              );
+              tx.run('INSERT INTO log_entries_tri (docid, tri) SELECT entry_rowid, tri FROM fts_pending ORDER BY entry_rowid LIMIT ?', [INDEX_BATCH]);
+              tx.run('DELETE FROM fts_pending WHERE entry_rowid IN (SELECT entry_rowid FROM fts_pending ORDER BY entry_rowid LIMIT ?)', [INDEX_BATCH]);
+              return n;
+            },
+            { maintenance: true },
+          );
           // Less than a full batch (or nothing at all) means the queue is empty now.
           if (!(done >= INDEX_BATCH)) return;
         }
@@ -261,10 +269,10 @@ export class SqliteProgressStore implements ProgressStore {
 
   async saveSummary(projectId: string, id: string, summary: string, source: SummarySource): Promise<{ summary: string; source: SummarySource }> {
     return this.engine.write((tx) => {
-      const row = tx.get<{ summary: string | null; summary_source: string | null }>(
-        'SELECT summary, summary_source FROM log_entries WHERE project_id = ? AND id = ?',
-        [projectId, id],
-      );
+      const row = tx.get<{ summary: string | null; summary_source: string | null }>('SELECT summary, summary_source FROM log_entries WHERE project_id = ? AND id = ?', [
+        projectId,
+        id,
+      ]);
       if (!row) throw new LedgerError('not_found', `Entry not found: ${id} in project ${projectId}`);
       if (row.summary !== null) return { summary: row.summary, source: (row.summary_source as SummarySource | null) ?? source };
       tx.run('UPDATE log_entries SET summary = ?, summary_source = ? WHERE project_id = ? AND id = ? AND summary IS NULL', [summary, source, projectId, id]);
@@ -297,10 +305,7 @@ export class SqliteProgressStore implements ProgressStore {
     if (!query) return undefined; // plan() refuses it with its message
     let only: RowFilter | undefined;
     if (q.projectId !== undefined) {
-      const covers = tx.get<{ x: number }>(
-        'SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)',
-        [q.projectId],
-      );
+      const covers = tx.get<{ x: number }>('SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)', [q.projectId]);
       if (!covers) only = this.projectRows.filter(tx, q.projectId);
     }
     const page = this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
@@ -310,7 +315,11 @@ export class SqliteProgressStore implements ProgressStore {
       `SELECT ${LISTING_COLUMNS}, e.rowid AS docid, e.content FROM log_entries e WHERE e.rowid IN (${page.rowids.map(() => '?').join(',')})`,
       page.rowids,
     );
-    const snippets = pageSnippets(sql, query.match, rows.map((r) => ({ rowid: Number(r.docid), title: r.title, content: r.content })));
+    const snippets = pageSnippets(
+      sql,
+      query.match,
+      rows.map((r) => ({ rowid: Number(r.docid), title: r.title, content: r.content })),
+    );
     const byRowid = new Map(rows.map((r) => [Number(r.docid), r]));
     const entries = page.rowids.flatMap((rowid) => {
       const row = byRowid.get(rowid);
@@ -359,7 +368,9 @@ export class SqliteProgressStore implements ProgressStore {
     }
     if (p.tagOnly) return countTagRows(tx, p.tagOnly);
     const src = driverSource(p.driver);
-    return Number(tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${src.from} d CROSS JOIN log_entries e ON e.rowid = d.rowid WHERE ${where}`, [...src.params, ...p.params])?.n ?? 0);
+    return Number(
+      tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${src.from} d CROSS JOIN log_entries e ON e.rowid = d.rowid WHERE ${where}`, [...src.params, ...p.params])?.n ?? 0,
+    );
   }
 
   private list(tx: ReadTx, q: EntryQuery, p: Plan, total: number): ListingRow[] {
@@ -421,9 +432,13 @@ export class SqliteProgressStore implements ProgressStore {
   async listProjects(): Promise<ProjectInfo[]> {
     return this.engine.read((tx) =>
       tx
-        .all<{ project_id: string; name: string; created_at: string; entry_count: number; last_entry_at: string | null }>(
-          'SELECT project_id, name, created_at, entry_count, last_entry_at FROM projects ORDER BY last_entry_at IS NULL, last_entry_at DESC, project_id',
-        )
+        .all<{
+          project_id: string;
+          name: string;
+          created_at: string;
+          entry_count: number;
+          last_entry_at: string | null;
+        }>('SELECT project_id, name, created_at, entry_count, last_entry_at FROM projects ORDER BY last_entry_at IS NULL, last_entry_at DESC, project_id')
         .map((r) => ({ projectId: r.project_id, name: r.name, createdAt: r.created_at, entryCount: Number(r.entry_count), lastEntryAt: r.last_entry_at })),
     );
   }
@@ -431,10 +446,7 @@ export class SqliteProgressStore implements ProgressStore {
   async listTags(projectId: string): Promise<TagCount[]> {
     return this.engine.read((tx) =>
       tx
-        .all<{ tag: string; n: number }>(
-          'SELECT min(tag) AS tag, count(*) AS n FROM entry_tags WHERE project_id = ? GROUP BY tag_fold ORDER BY n DESC, tag',
-          [projectId],
-        )
+        .all<{ tag: string; n: number }>('SELECT min(tag) AS tag, count(*) AS n FROM entry_tags WHERE project_id = ? GROUP BY tag_fold ORDER BY n DESC, tag', [projectId])
         .map((r) => ({ tag: r.tag, count: Number(r.n) })),
     );
   }

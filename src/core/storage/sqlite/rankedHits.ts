@@ -271,10 +271,10 @@ export class RankedHitsCache {
     if (!totals) return false;
     if (totals.n === hits.totals.n && totals.tokens.every((t, j) => t === hits.totals.tokens[j])) return true;
     if (!hits.extendable) return false;
-    const rows = tx.all<{ r: number; title: string; content: string }>(
-      'SELECT rowid AS r, title, content FROM log_entries WHERE rowid > ? ORDER BY rowid LIMIT ?',
-      [hits.upto, MAX_APPENDED + 1],
-    );
+    const rows = tx.all<{ r: number; title: string; content: string }>('SELECT rowid AS r, title, content FROM log_entries WHERE rowid > ? ORDER BY rowid LIMIT ?', [
+      hits.upto,
+      MAX_APPENDED + 1,
+    ]);
     if (rows.length > MAX_APPENDED || hits.totals.n + rows.length !== totals.n) return false;
     const q = hits.query;
     const p = q.phrases.length;

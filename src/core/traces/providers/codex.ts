@@ -9,7 +9,18 @@ import { isDir, isFile, listDir } from './dirs';
 import { observe, pushModel, type ProviderReader, type TranscriptFile, type TranscriptParser } from './parser';
 
 const CONTEXT_WRAPPER = /^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>)/;
-const RESPONSE_ITEM_TYPES = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call', 'web_search_call', 'ghost_snapshot', 'compaction']);
+const RESPONSE_ITEM_TYPES = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'web_search_call',
+  'ghost_snapshot',
+  'compaction',
+]);
 const EXIT_CODE = /Exit code:\s*(-?\d+)/i;
 
 function contentText(content: unknown): string {
@@ -258,7 +269,13 @@ class CodexParser implements TranscriptParser {
         return [{ type: 'Notification', timestamp: ts, payload: { kind: 'interrupted', text: `Turn aborted${typeof p.reason === 'string' ? `: ${p.reason}` : ''}` } }];
       case 'entered_review_mode':
         if (ts) this.meta.childLinks.reviewAt.push(ts);
-        return [{ type: 'Notification', timestamp: ts, payload: { kind: 'review', text: `Review started${isRecord(p.target) && typeof p.target.type === 'string' ? ` (${p.target.type})` : ''}` } }];
+        return [
+          {
+            type: 'Notification',
+            timestamp: ts,
+            payload: { kind: 'review', text: `Review started${isRecord(p.target) && typeof p.target.type === 'string' ? ` (${p.target.type})` : ''}` },
+          },
+        ];
       case 'exited_review_mode': {
         const findings = isRecord(p.review_output) && Array.isArray(p.review_output.findings) ? p.review_output.findings : [];
         const titles = findings.map((f) => (isRecord(f) ? (str(f.title) ?? '') : '')).filter(Boolean);
@@ -272,7 +289,8 @@ class CodexParser implements TranscriptParser {
         const result = p.result;
         const failed = p.success === false || (isRecord(result) && ('Err' in result || (isRecord(result.Ok) && result.Ok.isError === true)));
         if (!failed || !callId) return [];
-        if (this.resolvedCalls.has(callId)) return [{ type: 'Notification', timestamp: ts, payload: { kind: 'tool_failed', text: `${this.callNames.get(callId) ?? 'tool'} failed`, call_id: callId } }];
+        if (this.resolvedCalls.has(callId))
+          return [{ type: 'Notification', timestamp: ts, payload: { kind: 'tool_failed', text: `${this.callNames.get(callId) ?? 'tool'} failed`, call_id: callId } }];
         this.failedEarly.add(callId);
         return [];
       }
@@ -303,7 +321,10 @@ export const codexReader: ProviderReader = {
   async discover(homes) {
     const files: TranscriptFile[] = [];
     for (const home of homes) {
-      for (const [folder, rank] of [['sessions', 2], ['archived_sessions', 1]] as const) {
+      for (const [folder, rank] of [
+        ['sessions', 2],
+        ['archived_sessions', 1],
+      ] as const) {
         const found: string[] = [];
         await rollouts(path.join(home, folder), 3, found);
         for (const file of found) {

@@ -205,7 +205,16 @@ export function chatSessionEvents(session: Record<string, unknown>, meta: Sessio
       out.push({
         type: 'TokenUsage',
         timestamp: completed ?? requestTs,
-        payload: { mode: 'delta', input: prompt ?? 0, output: output ?? 0, cache_creation: 0, cache_read: 0, reasoning: 0, total: (prompt ?? 0) + (output ?? 0), ...(model ? { model } : {}) },
+        payload: {
+          mode: 'delta',
+          input: prompt ?? 0,
+          output: output ?? 0,
+          cache_creation: 0,
+          cache_read: 0,
+          reasoning: 0,
+          total: (prompt ?? 0) + (output ?? 0),
+          ...(model ? { model } : {}),
+        },
         step,
       });
     }
@@ -303,7 +312,8 @@ class HookTranscriptParser implements TranscriptParser {
         return [];
       case 'assistant.message': {
         const out: ParsedEvent[] = [];
-        if (typeof data.reasoningText === 'string' && data.reasoningText.trim() !== '') out.push({ type: 'Reasoning', timestamp: ts, payload: { text: data.reasoningText }, step: this.step });
+        if (typeof data.reasoningText === 'string' && data.reasoningText.trim() !== '')
+          out.push({ type: 'Reasoning', timestamp: ts, payload: { text: data.reasoningText }, step: this.step });
         const content = valueText(data.content);
         if (content.trim() !== '') out.push({ type: 'Message', timestamp: ts, payload: { text: content }, step: this.step });
         for (const req of Array.isArray(data.toolRequests) ? data.toolRequests : []) {
@@ -328,7 +338,13 @@ class HookTranscriptParser implements TranscriptParser {
         const callId = str(data.toolCallId) ?? '';
         const failed = data.success === false;
         const result = isRecord(data.result) ? (data.result.content ?? data.result) : (data.result ?? null);
-        return [{ type: 'ToolResult', timestamp: ts, payload: { call_id: callId, name: this.callNames.get(callId) ?? 'unknown', output: result, is_error: failed, status: failed ? 'error' : 'ok' } }];
+        return [
+          {
+            type: 'ToolResult',
+            timestamp: ts,
+            payload: { call_id: callId, name: this.callNames.get(callId) ?? 'unknown', output: result, is_error: failed, status: failed ? 'error' : 'ok' },
+          },
+        ];
       }
       default:
         return [];
@@ -348,8 +364,10 @@ export const copilotChatReader: ProviderReader = {
       listDir(dir).then((entries) =>
         entries.filter(isFile).flatMap((e): TranscriptFile[] => {
           const full = path.join(dir, e.name);
-          if (e.name.endsWith('.jsonl')) return [{ provider: 'vscode_copilot', path: full, mode: 'replay', format: 'vscode-jsonl', hints: { ...hints, idFromName: e.name.slice(0, -6) }, rank: 3 }];
-          if (e.name.endsWith('.json')) return [{ provider: 'vscode_copilot', path: full, mode: 'whole', format: 'vscode-json', hints: { ...hints, idFromName: e.name.slice(0, -5) }, rank: 2 }];
+          if (e.name.endsWith('.jsonl'))
+            return [{ provider: 'vscode_copilot', path: full, mode: 'replay', format: 'vscode-jsonl', hints: { ...hints, idFromName: e.name.slice(0, -6) }, rank: 3 }];
+          if (e.name.endsWith('.json'))
+            return [{ provider: 'vscode_copilot', path: full, mode: 'whole', format: 'vscode-json', hints: { ...hints, idFromName: e.name.slice(0, -5) }, rank: 2 }];
           return [];
         }),
       );
@@ -362,7 +380,14 @@ export const copilotChatReader: ProviderReader = {
         files.push(...(await sessionFiles(path.join(dir, 'chatSessions'), hints)));
         const transcripts = path.join(dir, 'GitHub.copilot-chat', 'transcripts');
         for (const t of (await listDir(transcripts)).filter((e) => isFile(e) && e.name.endsWith('.jsonl'))) {
-          files.push({ provider: 'vscode_copilot', path: path.join(transcripts, t.name), mode: 'append', format: 'copilot-transcript', hints: { ...hints, idFromName: t.name.slice(0, -6) }, rank: 1 });
+          files.push({
+            provider: 'vscode_copilot',
+            path: path.join(transcripts, t.name),
+            mode: 'append',
+            format: 'copilot-transcript',
+            hints: { ...hints, idFromName: t.name.slice(0, -6) },
+            rank: 1,
+          });
         }
       }
       for (const folder of ['emptyWindowChatSessions', 'transferredChatSessions']) {

@@ -46,21 +46,29 @@ export function applyRetention(deps: LedgerDeps): CommandHandler {
       if (!args.confirmed) {
         const verb = action === 'archive' ? 'Archive' : 'Delete';
         const what = `${plan.count} ${plan.count === 1 ? 'entry' : 'entries'} older than ${days} days`;
-        const detail = action === 'archive'
-          ? `They leave the Progress Log, search and get_context, and come back with Agent Progress: Restore Archived Entries. They are first exported to ${exportFile}.`
-          : `They are removed for good. They are first exported to ${exportFile}, which Agent Progress: Import Ledger brings back.`;
+        const detail =
+          action === 'archive'
+            ? `They leave the Progress Log, search and get_context, and come back with Agent Progress: Restore Archived Entries. They are first exported to ${exportFile}.`
+            : `They are removed for good. They are first exported to ${exportFile}, which Agent Progress: Import Ledger brings back.`;
         const chooseFile = 'Export Elsewhere\u2026';
         const pick = await vscode.window.showWarningMessage(`${verb} ${what}?`, { modal: true, detail }, verb, chooseFile);
         if (pick === undefined) return undefined;
         if (pick === chooseFile) {
-          const picked = await vscode.window.showSaveDialog({ title: `Export the ${what} before they are ${action}d`, defaultUri: vscode.Uri.file(exportFile), filters: { 'Ledger export': ['json'] }, saveLabel: `Export and ${verb}` });
+          const picked = await vscode.window.showSaveDialog({
+            title: `Export the ${what} before they are ${action}d`,
+            defaultUri: vscode.Uri.file(exportFile),
+            filters: { 'Ledger export': ['json'] },
+            saveLabel: `Export and ${verb}`,
+          });
           if (!picked) return undefined;
           exportFile = picked.fsPath;
         }
       }
       const result = await transfer.applyRetention(plan, { exportFile });
       deps.progressLog.refresh();
-      void vscode.window.showInformationMessage(`Agent Progress: ${action}d ${result.removed} ${result.removed === 1 ? 'entry' : 'entries'} older than ${days} days (exported first to ${result.exportFile}).`);
+      void vscode.window.showInformationMessage(
+        `Agent Progress: ${action}d ${result.removed} ${result.removed === 1 ? 'entry' : 'entries'} older than ${days} days (exported first to ${result.exportFile}).`,
+      );
       return result;
     } catch (err) {
       showLedgerFailure(deps.logger, 'Retention did not run', err);

@@ -69,7 +69,11 @@ export function copyLedger(deps: LedgerDeps): CommandHandler {
         result = await copy(args.force === true);
       } catch (err) {
         if (!(isLedgerError(err) && err.code === 'conflict' && /already holds records/.test(err.message)) || given !== undefined) throw err;
-        const choice = await vscode.window.showWarningMessage(`${err.message.replace(/ Copy into an empty ledger.*$/, '')}`, { modal: true, detail: 'Add the records to it? A record that already exists there refuses the whole copy, and nothing is written.' }, 'Add to It');
+        const choice = await vscode.window.showWarningMessage(
+          `${err.message.replace(/ Copy into an empty ledger.*$/, '')}`,
+          { modal: true, detail: 'Add the records to it? A record that already exists there refuses the whole copy, and nothing is written.' },
+          'Add to It',
+        );
         if (choice !== 'Add to It') return undefined;
         result = await copy(true);
       }

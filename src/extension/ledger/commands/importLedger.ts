@@ -23,7 +23,9 @@ export function importLedger(deps: LedgerDeps): CommandHandler {
       if (!file) return undefined;
       const transfer = await deps.host.transfer();
       const { counts } = await transfer.importFile(file);
-      const parts = Object.entries(counts.imported).filter(([, n]) => n > 0).map(([name, n]) => `${n} ${name}`);
+      const parts = Object.entries(counts.imported)
+        .filter(([, n]) => n > 0)
+        .map(([name, n]) => `${n} ${name}`);
       void vscode.window.showInformationMessage(`Imported ${parts.length > 0 ? parts.join(', ') : 'nothing'} from ${file}.`);
       return counts.imported;
     } catch (err) {

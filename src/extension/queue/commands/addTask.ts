@@ -33,7 +33,11 @@ export function addTask(deps: QueueDeps): CommandHandler {
       if (type?.template) {
         const variables: Record<string, string> = {};
         for (const name of type.variables) {
-          const value = await vscode.window.showInputBox({ title: `Add Task: ${type.name}`, prompt: `Value of {{${name}}}`, validateInput: (v) => (v === '' ? `${name} is required by the template` : undefined) });
+          const value = await vscode.window.showInputBox({
+            title: `Add Task: ${type.name}`,
+            prompt: `Value of {{${name}}}`,
+            validateInput: (v) => (v === '' ? `${name} is required by the template` : undefined),
+          });
           if (value === undefined) return;
           variables[name] = value;
         }

@@ -12,7 +12,11 @@ export function closeQueueProject(deps: QueueDeps): CommandHandler {
       const projectId = await pickQueueProject(queue, given, 'Close which queue project?');
       if (!projectId) return;
       if (!options?.confirmed) {
-        const pick = await vscode.window.showWarningMessage(`Close ${projectId}? Agents get no more tasks from it; running tasks may still be completed.`, { modal: true }, 'Close Project');
+        const pick = await vscode.window.showWarningMessage(
+          `Close ${projectId}? Agents get no more tasks from it; running tasks may still be completed.`,
+          { modal: true },
+          'Close Project',
+        );
         if (pick !== 'Close Project') return;
       }
       await queue.closeProject({ projectId }, EDITOR_ACTOR);

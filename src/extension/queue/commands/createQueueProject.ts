@@ -15,7 +15,8 @@ export function createQueueProject(deps: QueueDeps): CommandHandler {
             title: 'Create Queue Project (1/2)',
             prompt: 'A name agents will use as projectId',
             placeHolder: 'email-summaries',
-            validateInput: (v) => (v.trim() === '' ? 'Type a name' : [...v].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127) ? 'A name is one line, without tabs' : undefined),
+            validateInput: (v) =>
+              v.trim() === '' ? 'Type a name' : [...v].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127) ? 'A name is one line, without tabs' : undefined,
           });
     if (name === undefined || name.trim() === '') return;
     const description =
@@ -27,10 +28,12 @@ export function createQueueProject(deps: QueueDeps): CommandHandler {
       const project = await (await deps.host.queue()).createProject({ name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) }, EDITOR_ACTOR);
       deps.taskQueue.refresh();
       // Not awaited: the project exists; the notification only offers the next step.
-      void vscode.window.showInformationMessage(`Queue project ${project.id} is ready. Agents join it with join_project or register_agent.`, 'Add Task', 'Import Tasks…').then((pick) => {
-        if (pick === 'Add Task') void vscode.commands.executeCommand(CommandIds.addTask, project.id);
-        else if (pick === 'Import Tasks…') void vscode.commands.executeCommand(CommandIds.importTasks, project.id);
-      });
+      void vscode.window
+        .showInformationMessage(`Queue project ${project.id} is ready. Agents join it with join_project or register_agent.`, 'Add Task', 'Import Tasks…')
+        .then((pick) => {
+          if (pick === 'Add Task') void vscode.commands.executeCommand(CommandIds.addTask, project.id);
+          else if (pick === 'Import Tasks…') void vscode.commands.executeCommand(CommandIds.importTasks, project.id);
+        });
     } catch (err) {
       showQueueError(deps.logger, 'Could not create the project', err);
     }

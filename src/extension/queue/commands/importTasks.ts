@@ -39,15 +39,18 @@ export function importTasks(deps: QueueDeps): CommandHandler {
       let created = 0;
       let duplicates = 0;
       const errors: string[] = [];
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${rows.length} tasks into ${projectId}`, cancellable: false }, async (progress) => {
-        for (let start = 0; start < rows.length; start += CHUNK) {
-          const out = await queue.createTasksBulk({ projectId, tasks: rows.slice(start, start + CHUNK) }, EDITOR_ACTOR);
-          created += out.tasksCreated;
-          duplicates += out.duplicatesIgnored;
-          for (const e of out.errors) errors.push(`row ${start + e.index + 1}: ${e.message}`);
-          progress.report({ increment: (Math.min(CHUNK, rows.length - start) / rows.length) * 100 });
-        }
-      });
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Importing ${rows.length} tasks into ${projectId}`, cancellable: false },
+        async (progress) => {
+          for (let start = 0; start < rows.length; start += CHUNK) {
+            const out = await queue.createTasksBulk({ projectId, tasks: rows.slice(start, start + CHUNK) }, EDITOR_ACTOR);
+            created += out.tasksCreated;
+            duplicates += out.duplicatesIgnored;
+            for (const e of out.errors) errors.push(`row ${start + e.index + 1}: ${e.message}`);
+            progress.report({ increment: (Math.min(CHUNK, rows.length - start) / rows.length) * 100 });
+          }
+        },
+      );
       deps.taskQueue.refresh();
       const summary = `Imported ${created} of ${rows.length} tasks into ${projectId}${duplicates ? `; ${duplicates} duplicates ignored` : ''}${errors.length ? `; ${errors.length} rows had errors` : ''}.`;
       deps.logger.info(summary);

@@ -17,7 +17,12 @@ export function editReviewAction(deps: ReviewDeps): CommandHandler {
       let text = typeof given === 'string' ? given : undefined;
       if (text === undefined) {
         const current = deps.reviewModel.states.flatMap((s) => s.actions).find((a) => a.id === id);
-        text = await vscode.window.showInputBox({ title: 'Edit Action', prompt: 'The text to post once approved', value: current?.text ?? '', validateInput: (v) => (v.trim() === '' ? 'The text cannot be empty; dismiss the action instead.' : undefined) });
+        text = await vscode.window.showInputBox({
+          title: 'Edit Action',
+          prompt: 'The text to post once approved',
+          value: current?.text ?? '',
+          validateInput: (v) => (v.trim() === '' ? 'The text cannot be empty; dismiss the action instead.' : undefined),
+        });
       }
       if (text === undefined) return undefined;
       const action = await service.editAction(id, text, editorOperator());

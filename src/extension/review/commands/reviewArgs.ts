@@ -32,7 +32,12 @@ export async function pickPendingAction(deps: ReviewDeps, arg: unknown, title: s
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    pending.map((a) => ({ label: `${a.kind}: ${a.text.split('\n')[0]!.slice(0, 80)}`, description: [a.target.file, a.createdBy].filter(Boolean).join(' · '), detail: a.text.length > 80 ? a.text.slice(0, 300) : undefined, id: a.id })),
+    pending.map((a) => ({
+      label: `${a.kind}: ${a.text.split('\n')[0]!.slice(0, 80)}`,
+      description: [a.target.file, a.createdBy].filter(Boolean).join(' · '),
+      detail: a.text.length > 80 ? a.text.slice(0, 300) : undefined,
+      id: a.id,
+    })),
     { title, placeHolder: 'Action awaiting a decision' },
   );
   return picked?.id;

@@ -12,7 +12,8 @@ function entryOf(arg: unknown): { id: string; projectId?: string; createdAt?: st
   if (!arg || typeof arg !== 'object') return undefined;
   const o = arg as { kind?: string; entry?: { id: string; projectId: string; createdAt: string }; id?: unknown; projectId?: unknown; createdAt?: unknown };
   if (o.kind === 'entry' && o.entry) return { id: o.entry.id, projectId: o.entry.projectId, createdAt: o.entry.createdAt };
-  if (typeof o.id === 'string') return { id: o.id, ...(typeof o.projectId === 'string' ? { projectId: o.projectId } : {}), ...(typeof o.createdAt === 'string' ? { createdAt: o.createdAt } : {}) };
+  if (typeof o.id === 'string')
+    return { id: o.id, ...(typeof o.projectId === 'string' ? { projectId: o.projectId } : {}), ...(typeof o.createdAt === 'string' ? { createdAt: o.createdAt } : {}) };
   return undefined;
 }
 

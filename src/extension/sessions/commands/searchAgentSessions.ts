@@ -14,7 +14,15 @@ interface ResultItem extends vscode.QuickPickItem {
 }
 
 const DEBOUNCE_MS = 200;
-const ICONS: Record<string, string> = { ToolCall: 'tools', ToolResult: 'output', User: 'account', Message: 'comment', Reasoning: 'lightbulb', TokenUsage: 'dashboard', Notification: 'bell' };
+const ICONS: Record<string, string> = {
+  ToolCall: 'tools',
+  ToolResult: 'output',
+  User: 'account',
+  Message: 'comment',
+  Reasoning: 'lightbulb',
+  TokenUsage: 'dashboard',
+  Notification: 'bell',
+};
 
 function previewText(m: EventMatch): string {
   const p = m.preview as { tool?: string; arguments?: unknown; preview?: string; text?: string; is_error?: boolean };

@@ -103,10 +103,15 @@ export function connectAgentHooks(deps: SetupDeps, own: Own): CommandHandler {
         fs.renameSync(temp, plan.file);
       }
       deps.logger.info(`Connect Agent Hooks: ${plans.map((p) => `${p.target.file} ${p.status}`).join(', ')}`);
-      if (writable.length > 0) void vscode.window.showInformationMessage(`Agent Progress: wrote ${writable.map((p) => p.target.file).join(', ')}. Start the agent in this folder to use them.`);
+      if (writable.length > 0)
+        void vscode.window.showInformationMessage(`Agent Progress: wrote ${writable.map((p) => p.target.file).join(', ')}. Start the agent in this folder to use them.`);
     }
     const errors = plans.filter((p) => p.error);
     if (errors.length > 0) void vscode.window.showErrorMessage(`Agent Progress: ${errors.map((p) => p.error).join(' ')}`);
-    return { files: plans.map((p) => ({ target: p.target.id, file: p.file, status: p.status, ...(p.error ? { error: p.error } : {}) })), summary, written: write === true && writable.length > 0 };
+    return {
+      files: plans.map((p) => ({ target: p.target.id, file: p.file, status: p.status, ...(p.error ? { error: p.error } : {}) })),
+      summary,
+      written: write === true && writable.length > 0,
+    };
   };
 }

@@ -53,7 +53,7 @@ export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
     const opts: ConnectAgentsOptions = options && typeof options === 'object' ? options : {};
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     if (!folder || folder.scheme !== 'file') {
-      void vscode.window.showWarningMessage('Agent Progress: open a folder first; the agents\' configuration is written into the workspace folder.');
+      void vscode.window.showWarningMessage("Agent Progress: open a folder first; the agents' configuration is written into the workspace folder.");
       return undefined;
     }
     const settings = readSettings();
@@ -140,7 +140,9 @@ export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
       // Hooks are offered, never written from here: their own command shows the diff first.
       void vscode.window
         .showInformationMessage(
-          written.length > 0 ? `Agent Progress: wrote ${written.join(', ')}. Agents started in this folder now log to the ledger the sidebar shows.` : 'Agent Progress: the agents\' configuration was already up to date.',
+          written.length > 0
+            ? `Agent Progress: wrote ${written.join(', ')}. Agents started in this folder now log to the ledger the sidebar shows.`
+            : "Agent Progress: the agents' configuration was already up to date.",
           'Add Agent Hooks…',
         )
         .then((choice) => (choice ? vscode.commands.executeCommand(CommandIds.connectAgentHooks) : undefined));

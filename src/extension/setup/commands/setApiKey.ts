@@ -12,7 +12,7 @@ export function setApiKey(deps: SetupDeps): CommandHandler {
         ? given
         : await vscode.window.showInputBox({
             title: 'Agent Progress: API key for summaries',
-            prompt: 'Key of an OpenAI-compatible endpoint, used for summaries when no editor model can write them. Stored in VS Code\'s secret storage.',
+            prompt: "Key of an OpenAI-compatible endpoint, used for summaries when no editor model can write them. Stored in VS Code's secret storage.",
             password: true,
             ignoreFocusOut: true,
             validateInput: (v) => (v.trim().length < 8 ? 'That is too short to be an API key' : undefined),

@@ -10,9 +10,9 @@ export function registerLogProgress(deps: ProgressToolDeps): ToolDefinition {
     name: 'log_progress',
     title: 'Log progress',
     description:
-      'Record what you just did in the project\'s shared progress log so that other agents and people can pick up from it. ' +
+      "Record what you just did in the project's shared progress log so that other agents and people can pick up from it. " +
       'Call after each meaningful step: what changed, where, why, and what is left. The project is created on first use. ' +
-      'Returns the new entry\'s id. To read earlier work, use search_logs, then get_context.',
+      "Returns the new entry's id. To read earlier work, use search_logs, then get_context.",
     input: logProgressInput,
     output: logProgressOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -10,9 +10,9 @@ export function registerSearchLogs(deps: ProgressToolDeps): ToolDefinition {
     name: 'search_logs',
     title: 'Search progress logs',
     description:
-      'Find entries in a project\'s progress log, newest first. Filter by words in the title (query), tags (entries must have all), ' +
+      "Find entries in a project's progress log, newest first. Filter by words in the title (query), tags (entries must have all), " +
       'and a date range; or search titles and content with text (ranked by relevance). Returns ids, titles, dates and tags, never content: ' +
-      'call get_context for an entry\'s summary. Call this at the start of a task to see what other agents did.',
+      "call get_context for an entry's summary. Call this at the start of a task to see what other agents did.",
     input: searchLogsInput,
     output: searchLogsOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -18,7 +18,10 @@ export function registerCreateTaskType(deps: QueueToolDeps): ToolDefinition {
     async handler(args, ctx) {
       const type = await (await deps.queue()).createTaskType(args, MCP_OPERATOR, ctx.session);
       const vars = type.variables.length > 0 ? ` with variables ${type.variables.join(', ')}` : '';
-      return toolSuccess(`Created task type ${type.name} (${type.id})${vars}; duplicates: ${type.duplicateHandling}, ${type.maxRetries} retries, ${type.leaseDurationMinutes} min lease.`, { taskType: type });
+      return toolSuccess(
+        `Created task type ${type.name} (${type.id})${vars}; duplicates: ${type.duplicateHandling}, ${type.maxRetries} retries, ${type.leaseDurationMinutes} min lease.`,
+        { taskType: type },
+      );
     },
   };
 }

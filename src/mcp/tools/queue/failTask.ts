@@ -17,10 +17,7 @@ export function registerFailTask(deps: QueueToolDeps): ToolDefinition {
     async handler(args, ctx) {
       const out = await (await deps.queue()).failTask(args, ctx.session);
       const t = out.task;
-      return toolSuccess(
-        out.requeued ? `Task ${t.id} failed and was put back in the queue (retry ${t.retryCount} of ${t.maxRetries}).` : `Task ${t.id} failed for good.`,
-        out,
-      );
+      return toolSuccess(out.requeued ? `Task ${t.id} failed and was put back in the queue (retry ${t.retryCount} of ${t.maxRetries}).` : `Task ${t.id} failed for good.`, out);
     },
   };
 }

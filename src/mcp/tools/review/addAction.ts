@@ -13,7 +13,7 @@ export function registerAddAction(deps: ReviewToolDeps): ToolDefinition {
     description:
       'Queue an action on the review for a person to approve, edit or dismiss in VS Code: post_comment, open_thread (file + line; the thread appears at once on that line), ' +
       'reply_thread or resolve_thread (thread_id from get_threads). Nothing is posted by this call; approved actions are exported for CI to carry out. ' +
-      'get_workflow shows each action\'s decision.',
+      "get_workflow shows each action's decision.",
     input: addActionInput,
     output: addActionOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

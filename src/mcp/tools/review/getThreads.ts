@@ -10,7 +10,7 @@ export function registerGetThreads(deps: ReviewToolDeps): ToolDefinition {
     name: 'get_threads',
     title: 'Get review threads',
     description:
-      'List the review\'s threads, open ones by default, each with its file, line, status and comments (from agents and people in VS Code). ' +
+      "List the review's threads, open ones by default, each with its file, line, status and comments (from agents and people in VS Code). " +
       'Use the thread_id with add_action to reply to or resolve one. Filter by file or status (open, resolved, all).',
     input: getThreadsInput,
     output: getThreadsOutput,

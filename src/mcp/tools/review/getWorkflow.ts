@@ -13,9 +13,9 @@ export function registerGetWorkflow(deps: ReviewToolDeps): ToolDefinition {
     title: 'Get review workflow',
     description:
       'Call first in a review. Returns the review to run: its agents (audits) in order with their states, the current phase and the phases in order, ' +
-      'the context (branch, merge request, notes), open threads, and the actions queued so far with a person\'s decision (approved/dismissed, by whom, when). ' +
+      "the context (branch, merge request, notes), open threads, and the actions queued so far with a person's decision (approved/dismissed, by whom, when). " +
       'A review is keyed by what it reviews: with merge_request, branch or workflow, returns the review of exactly that (the running one, else the latest, completed included), ' +
-      'starting one from a definition in .agent-progress/reviews/ when it has none; never another merge request\'s review. Without them, the running review, else the latest. ' +
+      "starting one from a definition in .agent-progress/reviews/ when it has none; never another merge request's review. Without them, the running review, else the latest. " +
       'new_run: true starts a new review. Then use set_phase, start_agent and complete_agent, with review_id when several reviews run.',
     input: getWorkflowInput,
     output: getWorkflowOutput,

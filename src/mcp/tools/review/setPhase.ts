@@ -17,7 +17,10 @@ export function registerSetPhase(deps: ReviewToolDeps): ToolDefinition {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler(args) {
       const out = await (await deps.review()).setPhase(args);
-      const text = out.previous_phase === out.phase ? `Review ${out.review_id} is already in phase ${out.phase}.` : `Review ${out.review_id}: ${out.previous_phase} → ${out.phase}${out.forced ? ' (forced)' : ''}.`;
+      const text =
+        out.previous_phase === out.phase
+          ? `Review ${out.review_id} is already in phase ${out.phase}.`
+          : `Review ${out.review_id}: ${out.previous_phase} → ${out.phase}${out.forced ? ' (forced)' : ''}.`;
       return toolSuccess(text, out);
     },
   };

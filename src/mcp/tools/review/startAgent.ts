@@ -10,7 +10,7 @@ export function registerStartAgent(deps: ReviewToolDeps): ToolDefinition {
     name: 'start_agent',
     title: 'Start review agent',
     description:
-      'Signal that an agent (audit) of the review starts, by its name in get_workflow\'s list; its time is recorded and the person watching sees it running. ' +
+      "Signal that an agent (audit) of the review starts, by its name in get_workflow's list; its time is recorded and the person watching sees it running. " +
       'A name not in the list is refused. Starting one twice is recorded as an anomaly (see warnings). Call complete_agent when it ends.',
     input: startAgentInput,
     output: agentResultOutput,

@@ -11,7 +11,7 @@ export function registerGetEventDetails(deps: TraceToolDeps): ToolDefinition {
     name: 'get_event_details',
     title: 'Get one session event',
     description:
-      'Retrieve one event of a session in full: a tool call\'s arguments, a tool result\'s whole output (the exact error message), a message or prompt. ' +
+      "Retrieve one event of a session in full: a tool call's arguments, a tool result's whole output (the exact error message), a message or prompt. " +
       'session_id and event_index come from search_event_previews or get_session_details. Usually 1-5 KB; an output too large for one response ' +
       'comes cut, with next_cursor to read the rest in parts. Secrets are redacted.',
     input: getEventDetailsInput,

@@ -11,7 +11,7 @@ export function registerGetProjectInfo(deps: TraceToolDeps): ToolDefinition {
     title: 'List projects with agent sessions',
     description:
       'List the projects (folders) that agent sessions ran in: hash, folder, session count per provider and last activity, most recent first. ' +
-      'Use a project\'s hash as list_sessions(project_hash) to see only its sessions.',
+      "Use a project's hash as list_sessions(project_hash) to see only its sessions.",
     input: getProjectInfoInput,
     output: getProjectInfoOutput,
     shallowOutput: true,

@@ -12,7 +12,7 @@ export function registerGetSessionDetails(deps: TraceToolDeps): ToolDefinition {
     title: 'Get agent session details',
     description:
       'Read one agent session, from a quick overview down to full payloads: detail_level summary (stats, sub-agents, one line per turn), ' +
-      'turns (each step\'s tool calls, outcome, key actions), steps (messages, reasoning, tool calls and results cut to 500 characters) or full (uncut). ' +
+      "turns (each step's tool calls, outcome, key actions), steps (messages, reasoning, tool calls and results cut to 500 characters) or full (uncut). " +
       'Start with summary and go deeper only where needed. Responses stay under 100 KB: large sessions page with next_cursor, and the hint gives the size. ' +
       'Secrets are redacted. For one event use get_event_details; to find events use search_event_previews.',
     input: getSessionDetailsInput,

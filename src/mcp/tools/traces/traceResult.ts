@@ -37,6 +37,11 @@ export async function traced(tool: string, logger: Logger, run: () => Promise<ob
       return traceFailure({ code: 'internal_error', message: err.message, details: err.details ?? {}, retryable: err.retryable });
     }
     logger.error(`${tool} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return traceFailure({ code: 'internal_error', message: `Internal error in ${tool}; the server log has the details. Retry, and report it if it persists.`, details: {}, retryable: true });
+    return traceFailure({
+      code: 'internal_error',
+      message: `Internal error in ${tool}; the server log has the details. Retry, and report it if it persists.`,
+      details: {},
+      retryable: true,
+    });
   }
 }

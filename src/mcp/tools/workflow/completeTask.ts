@@ -24,12 +24,7 @@ function summary(out: CompletedTask): string {
     f.renamed.length > 0 ? `${f.renamed.length} renamed` : '',
   ].filter(Boolean);
   if (out.files_known) lines.push(counts.length > 0 ? `Files changed: ${counts.join(', ')}.` : 'No file changed.');
-  const listed = [
-    ...f.added.map((p) => `A ${p}`),
-    ...f.modified.map((p) => `M ${p}`),
-    ...f.deleted.map((p) => `D ${p}`),
-    ...f.renamed.map((r) => `R ${r.from} -> ${r.to}`),
-  ];
+  const listed = [...f.added.map((p) => `A ${p}`), ...f.modified.map((p) => `M ${p}`), ...f.deleted.map((p) => `D ${p}`), ...f.renamed.map((r) => `R ${r.from} -> ${r.to}`)];
   lines.push(...listed.slice(0, 30).map((l) => `  ${l}`));
   if (listed.length > 30) lines.push(`  … and ${listed.length - 30} more (see structuredContent)`);
   if (out.commits.length > 0) lines.push(`Commits during the task: ${out.commits.length}.`);

@@ -15,14 +15,7 @@ import { registerStartTask } from './startTask';
 import { registerStartWorkflow } from './startWorkflow';
 
 export function workflowTools(deps: WorkflowToolDeps): ToolDefinition[] {
-  return [
-    registerStartWorkflow(deps),
-    registerStartTask(deps),
-    registerLogDecision(deps),
-    registerLogIssue(deps),
-    registerLogMilestone(deps),
-    registerCompleteTask(deps),
-  ];
+  return [registerStartWorkflow(deps), registerStartTask(deps), registerLogDecision(deps), registerLogIssue(deps), registerLogMilestone(deps), registerCompleteTask(deps)];
 }
 
 /**

@@ -50,7 +50,14 @@ function geminiTurn(at: Date, n: string, prompt: string, calls: { name: string; 
       content: '',
       model: 'gemini-2.5-pro',
       tokens: { input: 100, output: 10, cached: 0, thoughts: 0, tool: 0, total: 110 },
-      toolCalls: calls.map((c, k) => ({ id: `${c.name}-${n}-${k}`, name: c.name, args: c.args, status: 'success', timestamp: t(3 + k), result: [{ functionResponse: { id: `${c.name}-${n}-${k}`, name: c.name, response: { output: c.output } } }] })),
+      toolCalls: calls.map((c, k) => ({
+        id: `${c.name}-${n}-${k}`,
+        name: c.name,
+        args: c.args,
+        status: 'success',
+        timestamp: t(3 + k),
+        result: [{ functionResponse: { id: `${c.name}-${n}-${k}`, name: c.name, response: { output: c.output } } }],
+      })),
     },
     { $set: { lastUpdated: t(3 + calls.length) } },
   ];
@@ -138,7 +145,10 @@ describe('session digests', () => {
       const digests = await services.digests();
       let run = await digests.run();
       assert.equal(run.written.length, 0);
-      assert.deepEqual(run.pending.map((p) => [p.sessionId, p.parts]), [[s.id, 0]]);
+      assert.deepEqual(
+        run.pending.map((p) => [p.sessionId, p.parts]),
+        [[s.id, 0]],
+      );
       now = new Date(Date.parse(s.end) + 11 * 60_000);
       run = await digests.run();
       assert.equal(run.written.length, 1);
@@ -153,13 +163,23 @@ describe('session digests', () => {
       assert.equal((await digests.run()).written.length, 0);
       // Resumed: a new turn two hours later; busy, then idle.
       const resumedAt = new Date(Date.parse(s.end) + 120 * 60_000);
-      appendClaudeTurn(s.file, { sessionId: s.id, cwd: workspace, at: resumedAt, prompt: 'Now document the coupon API', calls: [{ name: 'Edit', input: { file_path: path.join(workspace, 'README.md'), old_string: 'a', new_string: 'b' } }], seed: 9 });
+      appendClaudeTurn(s.file, {
+        sessionId: s.id,
+        cwd: workspace,
+        at: resumedAt,
+        prompt: 'Now document the coupon API',
+        calls: [{ name: 'Edit', input: { file_path: path.join(workspace, 'README.md'), old_string: 'a', new_string: 'b' } }],
+        seed: 9,
+      });
       now = new Date(resumedAt.getTime() + 2 * 60_000);
       run = await digests.run();
       assert.deepEqual([run.written.length, run.pending.map((p) => p.parts)], [0, [1]]);
       now = new Date(resumedAt.getTime() + 30 * 60_000);
       run = await digests.run();
-      assert.deepEqual(run.written.map((w) => [w.part, w.entryId]), [[1, digestEntryId('claude_code', s.id, 1)]]);
+      assert.deepEqual(
+        run.written.map((w) => [w.part, w.entryId]),
+        [[1, digestEntryId('claude_code', s.id, 1)]],
+      );
       entries = await autoEntries(services, projectId);
       assert.equal(entries.length, 2);
       const followUp = entries.find((e) => e.id === digestEntryId('claude_code', s.id, 1))!;
@@ -208,7 +228,11 @@ describe('session digests', () => {
     const id = '7d0c5e1a-1111-4222-8333-944445555666';
     const start = new Date('2026-06-01T10:00:00Z');
     const chat = geminiChat(home, workspace, id, start);
-    const edit = (file: string): { name: string; args: object; output: string } => ({ name: 'replace', args: { file_path: path.join(workspace, file), old_string: 'a', new_string: 'b' }, output: 'Successfully modified file' });
+    const edit = (file: string): { name: string; args: object; output: string } => ({
+      name: 'replace',
+      args: { file_path: path.join(workspace, file), old_string: 'a', new_string: 'b' },
+      output: 'Successfully modified file',
+    });
     const shell = (command: string): { name: string; args: object; output: string } => ({ name: 'run_shell_command', args: { command }, output: 'Output: ok\nExit Code: 0' });
     chat.append(geminiTurn(start, '1', 'Rename the cart module', [edit('src/a.ts'), edit('src/b.ts'), shell('npm test')]));
     chat.append(geminiTurn(new Date(start.getTime() + 60_000), '2', 'Also update the docs', [edit('docs/old.md'), shell('npm run docs')]));
@@ -216,7 +240,10 @@ describe('session digests', () => {
     const services = open({ dir: tempDir(), home, workspace, now: () => now, settings: { idleMinutes: 10 } });
     try {
       const digests = await services.digests();
-      assert.deepEqual((await digests.run()).written.map((w) => w.part), [0]);
+      assert.deepEqual(
+        (await digests.run()).written.map((w) => w.part),
+        [0],
+      );
       const projectId = path.basename(workspace);
       const [first] = await autoEntries(services, projectId);
       const covered = Number(/part 1, events 0-(\d+): drill in/.exec(first!.content)?.[1]);
@@ -226,7 +253,10 @@ describe('session digests', () => {
       chat.append([{ $rewindTo: 'u-2' }, ...geminiTurn(resumed, '3', 'Instead, write the changelog', [edit('CHANGELOG.md')])]);
       now = new Date(resumed.getTime() + 30 * 60_000);
       const run = await digests.run();
-      assert.deepEqual(run.written.map((w) => [w.part, w.entryId]), [[1, digestEntryId('gemini', id, 1)]]);
+      assert.deepEqual(
+        run.written.map((w) => [w.part, w.entryId]),
+        [[1, digestEntryId('gemini', id, 1)]],
+      );
       const followUp = (await autoEntries(services, projectId)).find((e) => e.id === digestEntryId('gemini', id, 1))!;
       assert.equal(followUp.title, 'Instead, write the changelog (continued)');
       assert.match(followUp.content, /\*\*Files written or edited \(1\):\*\*\n- CHANGELOG\.md/);
@@ -250,7 +280,10 @@ describe('session digests', () => {
       assert.equal((await digests.run({ sessionId: s.id, force: 'first' })).written.length, 1);
       appendClaudeTurn(s.file, { sessionId: s.id, cwd: workspace, at: new Date(Date.parse(s.end) + 500), prompt: 'and then this', calls: [] });
       assert.equal((await digests.run({ sessionId: s.id, force: 'first' })).written.length, 0);
-      assert.deepEqual((await digests.run({ sessionId: s.id.slice(0, 8), force: 'all' })).written.map((w) => w.part), [1]);
+      assert.deepEqual(
+        (await digests.run({ sessionId: s.id.slice(0, 8), force: 'all' })).written.map((w) => w.part),
+        [1],
+      );
     } finally {
       await services.close();
     }
@@ -270,7 +303,10 @@ describe('session digests', () => {
       now = new Date(Date.parse(s.end) + 3 * 3600_000);
       await (await services.digests()).run();
       const [digest] = await autoEntries(services, projectId);
-      assert.match(digest!.content, new RegExp(`\\*\\*Logged by the agent during this session \\(1\\):\\*\\*\\n- Coupon model designed \\(entry \`${mine.id.replace(/[-]/g, '\\-')}\`, claude-code\\)`));
+      assert.match(
+        digest!.content,
+        new RegExp(`\\*\\*Logged by the agent during this session \\(1\\):\\*\\*\\n- Coupon model designed \\(entry \`${mine.id.replace(/[-]/g, '\\-')}\`, claude-code\\)`),
+      );
       assert.ok(!digest!.content.includes(someoneElse.id));
       assert.ok(!digest!.content.includes('Designed it.'));
     } finally {
@@ -283,7 +319,13 @@ describe('session digests', () => {
     const workspace = tempDir('ap-ws-');
     const secret = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
     const s = writeClaude(home, { cwd: workspace, start: new Date('2026-06-01T10:00:00Z'), turns: 1, promptExtra: `use ${secret} please` });
-    appendClaudeTurn(s.file, { sessionId: s.id, cwd: workspace, at: new Date(Date.parse(s.end) + 1000), prompt: 'deploy', calls: [{ name: 'Bash', input: { command: 'curl -H "Authorization: Bearer zzTOPsecretTOKENvalue1234" https://x.test && DB_PASSWORD=hunter2hunter2 ./deploy.sh' } }] });
+    appendClaudeTurn(s.file, {
+      sessionId: s.id,
+      cwd: workspace,
+      at: new Date(Date.parse(s.end) + 1000),
+      prompt: 'deploy',
+      calls: [{ name: 'Bash', input: { command: 'curl -H "Authorization: Bearer zzTOPsecretTOKENvalue1234" https://x.test && DB_PASSWORD=hunter2hunter2 ./deploy.sh' } }],
+    });
     const services = open({ dir: tempDir(), home, workspace });
     try {
       await (await services.digests()).run();
@@ -313,7 +355,12 @@ describe('session digests', () => {
       const services = open({ dir: tempDir(), ...setup, ...(settings ? { settings } : {}) });
       try {
         const run = await (await services.digests()).run();
-        return { count: run.written.length, reason: run.policy.reason, warnings: run.policy.warnings, entries: (await autoEntries(services, path.basename(setup.workspace))).length };
+        return {
+          count: run.written.length,
+          reason: run.policy.reason,
+          warnings: run.policy.warnings,
+          entries: (await autoEntries(services, path.basename(setup.workspace))).length,
+        };
       } finally {
         await services.close();
       }

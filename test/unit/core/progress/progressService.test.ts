@@ -35,13 +35,16 @@ describe('progress service', () => {
   });
 
   describe('log_progress', () => {
-    it('creates the project on first use and returns the seed\'s fields', async () => {
+    it("creates the project on first use and returns the seed's fields", async () => {
       const s = service();
       const out = await log(s, 'Implemented user registration endpoint', { tags: ['api', 'users'] }, '2025-06-15T14:32:00Z');
       assert.match(out.id, /^[A-Za-z0-9_-]{12}$/);
       assert.deepEqual(out, { id: out.id, projectId: 'mobile-app', title: 'Implemented user registration endpoint', createdAt: '2025-06-15T14:32:00.000Z' });
       const projects = await s.listProjects();
-      assert.deepEqual(projects.map((p) => [p.projectId, p.name, p.entryCount]), [['mobile-app', 'mobile-app', 1]]);
+      assert.deepEqual(
+        projects.map((p) => [p.projectId, p.name, p.entryCount]),
+        [['mobile-app', 'mobile-app', 1]],
+      );
     });
 
     it('gives every entry a distinct id', async () => {
@@ -101,21 +104,33 @@ describe('progress service', () => {
     });
 
     it('treats %, _ and other punctuation in the query literally', async () => {
-      assert.deepEqual((await s.searchLogs({ projectId: 'mobile-app', query: '100%' })).entries.map((e) => e.title), ['Fixed 100% CPU in the build_cache']);
-      assert.deepEqual((await s.searchLogs({ projectId: 'mobile-app', query: 'd_c' })).entries.map((e) => e.title), ['Fixed 100% CPU in the build_cache']);
+      assert.deepEqual(
+        (await s.searchLogs({ projectId: 'mobile-app', query: '100%' })).entries.map((e) => e.title),
+        ['Fixed 100% CPU in the build_cache'],
+      );
+      assert.deepEqual(
+        (await s.searchLogs({ projectId: 'mobile-app', query: 'd_c' })).entries.map((e) => e.title),
+        ['Fixed 100% CPU in the build_cache'],
+      );
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', query: '%' })).total, 1);
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', query: 'a_' })).total, 0);
     });
 
     it('requires ALL given tags, case-insensitively', async () => {
-      assert.deepEqual((await s.searchLogs({ projectId: 'mobile-app', tags: ['auth', 'REFACTOR'] })).entries.map((e) => e.title), ['Refactored authentication module']);
+      assert.deepEqual(
+        (await s.searchLogs({ projectId: 'mobile-app', tags: ['auth', 'REFACTOR'] })).entries.map((e) => e.title),
+        ['Refactored authentication module'],
+      );
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', tags: ['auth'] })).total, 3);
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', tags: ['auth', 'nope'] })).total, 0);
     });
 
     it('filters by an inclusive date range; a date alone covers its whole day', async () => {
       const r = await s.searchLogs({ projectId: 'mobile-app', startDate: '2025-06-15', endDate: '2025-06-20' });
-      assert.deepEqual(r.entries.map((e) => e.createdAt), ['2025-06-20T08:00:00.000Z', '2025-06-15T14:32:00.000Z']);
+      assert.deepEqual(
+        r.entries.map((e) => e.createdAt),
+        ['2025-06-20T08:00:00.000Z', '2025-06-15T14:32:00.000Z'],
+      );
       const exact = await s.searchLogs({ projectId: 'mobile-app', startDate: '2025-06-15T14:32:00Z', endDate: '2025-06-15T14:32:00Z' });
       assert.equal(exact.total, 1);
       const offset = await s.searchLogs({ projectId: 'mobile-app', startDate: '2025-06-15T16:32:00+02:00' });
@@ -135,7 +150,10 @@ describe('progress service', () => {
 
     it('combines query, tags and dates', async () => {
       const r = await s.searchLogs({ projectId: 'mobile-app', query: 'auth', tags: ['auth'], startDate: '2025-06-12' });
-      assert.deepEqual(r.entries.map((e) => e.title), ['Wrote OAuth docs', 'Refactored authentication module']);
+      assert.deepEqual(
+        r.entries.map((e) => e.title),
+        ['Wrote OAuth docs', 'Refactored authentication module'],
+      );
     });
 
     it('never returns content or summary', async () => {
@@ -151,7 +169,10 @@ describe('progress service', () => {
       await s.logProgress({ projectId: 'mobile-app', title: 'Token work', content: 'jwt jwt jwt tokens everywhere, jwt refresh' });
       await s.logProgress({ projectId: 'mobile-app', title: 'Misc', content: 'one mention of jwt among many other words here and there about the build' });
       const r = await s.searchLogs({ projectId: 'mobile-app', text: 'jwt' });
-      assert.deepEqual(r.entries.map((e) => e.title), ['Token work', 'Misc']);
+      assert.deepEqual(
+        r.entries.map((e) => e.title),
+        ['Token work', 'Misc'],
+      );
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', text: 'content' })).total, 4);
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', text: 'jwt -refresh' })).total, 1);
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', text: 'authent*' })).total, 1);
@@ -167,7 +188,7 @@ describe('progress service', () => {
       assert.equal((await s.searchLogs({ projectId: 'mobile-app', query: 'pelin hang' })).total, 1);
     });
 
-    it('lists a project\'s tags with counts, case-insensitively merged', async () => {
+    it("lists a project's tags with counts, case-insensitively merged", async () => {
       const tags = await s.listTags('mobile-app');
       assert.deepEqual(tags[0], { tag: 'Auth', count: 3 });
       assert.equal(tags.length, 5);
@@ -190,7 +211,11 @@ describe('progress service', () => {
         all.push({ id: `id${String(i).padStart(5, '0')}`, title, tags, createdAt });
       }
       for (const e of ledgerEntries) await ledger.progress.insertEntry(e);
-      const newest = (xs: typeof all) => [...xs].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 7).map((x) => x.id);
+      const newest = (xs: typeof all) =>
+        [...xs]
+          .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+          .slice(0, 7)
+          .map((x) => x.id);
       const cases: [Record<string, unknown>, (x: (typeof all)[number]) => boolean][] = [
         [{ tags: ['common'] }, (x) => x.tags.includes('common')],
         [{ tags: ['rare'] }, (x) => x.tags.includes('rare')],
@@ -207,11 +232,19 @@ describe('progress service', () => {
         const expected = all.filter(keep);
         const got = await s.searchLogs({ projectId: 'big', limit: 7, ...filter });
         assert.equal(got.total, expected.length, JSON.stringify(filter));
-        assert.deepEqual(got.entries.map((e) => e.id), newest(expected), JSON.stringify(filter));
+        assert.deepEqual(
+          got.entries.map((e) => e.id),
+          newest(expected),
+          JSON.stringify(filter),
+        );
         // Further pages, as the Progress Log's "show more" asks for them (the store takes an offset).
         const paged = await ledger.progress.searchEntries({ projectId: 'big', limit: 7, offset: 5, ...filter });
         const sorted = [...expected].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-        assert.deepEqual(paged.entries.map((e) => e.id), sorted.slice(5, 12).map((x) => x.id), `${JSON.stringify(filter)} from 5`);
+        assert.deepEqual(
+          paged.entries.map((e) => e.id),
+          sorted.slice(5, 12).map((x) => x.id),
+          `${JSON.stringify(filter)} from 5`,
+        );
       }
     });
     it('takes the last word typed as a prefix from its third letter on', async () => {
@@ -229,7 +262,11 @@ describe('progress service', () => {
     });
     it('ranks full-text matches, pages them, and gives each listed entry a snippet of its match', async () => {
       const s = service();
-      await s.logProgress({ projectId: 'ranked', title: 'Mentions once', content: 'A long note about many things, and the journal once, among other words that dilute it a great deal.' });
+      await s.logProgress({
+        projectId: 'ranked',
+        title: 'Mentions once',
+        content: 'A long note about many things, and the journal once, among other words that dilute it a great deal.',
+      });
       await s.logProgress({ projectId: 'ranked', title: 'Journal journal', content: 'journal journal journal: the journal is fsynced' });
       await s.logProgress({ projectId: 'ranked', title: 'Unrelated', content: 'Nothing to see here' });
       for (let i = 0; i < 30; i++) await s.logProgress({ projectId: 'ranked', title: `Filler ${i}`, content: `the journal appears in filler ${i} with some more words around it` });
@@ -240,7 +277,10 @@ describe('progress service', () => {
       assert.equal(all.entries.at(-1)!.title, 'Mentions once', 'the most diluted match last');
       for (const e of all.entries) assert.match(e.snippet ?? '', /journal/i, `${e.title} has a snippet of its match`);
       const page = await s.quickSearch('journal', { projectId: 'ranked', limit: 5 });
-      assert.deepEqual(page.entries.map((e) => e.id), all.entries.slice(0, 5).map((e) => e.id));
+      assert.deepEqual(
+        page.entries.map((e) => e.id),
+        all.entries.slice(0, 5).map((e) => e.id),
+      );
     });
   });
 
@@ -258,7 +298,7 @@ describe('progress service', () => {
       return service([provider]);
     }
 
-    it('summarises once through the endpoint with the seed\'s prompt, then serves the cache', async () => {
+    it("summarises once through the endpoint with the seed's prompt, then serves the cache", async () => {
       const s = withEndpoint();
       const { id } = await s.logProgress({ projectId: 'p', title: 'Refactored authentication module', content: 'Long story about JWT.' });
       const first = await s.getContext({ projectId: 'p', id });
@@ -288,7 +328,10 @@ describe('progress service', () => {
       const first = await s.getContext({ projectId: 'p', id });
       assert.equal(first.summarySource, 'fallback');
       assert.equal(first.summary, 'First sentence. Second sentence.');
-      assert.ok(lines.some((l) => l.includes('rate limit')), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => l.includes('rate limit')),
+        lines.join('\n'),
+      );
       assert.ok(lines.every((l) => !l.includes('sk-test-key')));
       chat.reply = { text: 'Now a real summary.' };
       const second = await s.getContext({ projectId: 'p', id });
@@ -342,7 +385,8 @@ describe('progress service', () => {
       const s = service();
       await assert.rejects(
         s.getContext({ projectId: 'mobile-app', id: 'x7k9m2p4q1w3' }),
-        (err: unknown) => err instanceof LedgerError && err.code === 'not_found' && err.message === 'Entry not found: x7k9m2p4q1w3 in project mobile-app. Use search_logs to find ids.',
+        (err: unknown) =>
+          err instanceof LedgerError && err.code === 'not_found' && err.message === 'Entry not found: x7k9m2p4q1w3 in project mobile-app. Use search_logs to find ids.',
       );
     });
 

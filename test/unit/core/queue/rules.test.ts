@@ -2,7 +2,17 @@ import * as assert from 'node:assert/strict';
 import { apiKeyMatches, hashApiKey, newApiKey } from '../../../../src/core/queue/apiKeys';
 import { parseCsv, parseTaskFile } from '../../../../src/core/queue/importFile';
 import { reaperDelay, REAPER_MIN_DELAY_MS } from '../../../../src/core/queue/reaper';
-import { addMinutes, afterFailure, interpolate, presentSince, retryBackoffUntil, templateVariables, validateTemplate, variablesKey, variablesProblem } from '../../../../src/core/queue/rules';
+import {
+  addMinutes,
+  afterFailure,
+  interpolate,
+  presentSince,
+  retryBackoffUntil,
+  templateVariables,
+  validateTemplate,
+  variablesKey,
+  variablesProblem,
+} from '../../../../src/core/queue/rules';
 import { LedgerError } from '../../../../src/core/errors';
 
 describe('queue rules', () => {
@@ -24,7 +34,10 @@ describe('queue rules', () => {
   it('checks a template against the variables declared for it', () => {
     assert.deepEqual(validateTemplate('{{a}} {{b}}', undefined), ['a', 'b']);
     assert.deepEqual(validateTemplate('{{a}}', ['a', 'extra']), ['a', 'extra']);
-    assert.throws(() => validateTemplate('{{a}} {{b}}', ['a']), (e: unknown) => e instanceof LedgerError && /uses \{\{b\}\}, which variables does not list/.test(e.message));
+    assert.throws(
+      () => validateTemplate('{{a}} {{b}}', ['a']),
+      (e: unknown) => e instanceof LedgerError && /uses \{\{b\}\}, which variables does not list/.test(e.message),
+    );
     assert.throws(() => validateTemplate('{{a}}', ['a', 'bad name']), /variables must be names/);
   });
 

@@ -69,14 +69,26 @@ context:
 
   it('names the line and field of each problem', () => {
     const cases: [string, string, string][] = [
-      ['r/a.yaml', 'agents:\n  - ok\n  - name: "bad name!"\n', 'r/a.yaml line 3: agents[1].name must be a name of letters, digits, . _ or - (at most 100), such as "clean-architecture"'],
+      [
+        'r/a.yaml',
+        'agents:\n  - ok\n  - name: "bad name!"\n',
+        'r/a.yaml line 3: agents[1].name must be a name of letters, digits, . _ or - (at most 100), such as "clean-architecture"',
+      ],
       ['r/a.yaml', 'title: x\n', 'r/a.yaml line 1: agents is required: the list of agents (audits) to run, in order'],
       ['r/a.yaml', 'agents: [a]\ncontext:\n  branch: main\n  pr: 3\n', 'r/a.yaml line 4: unknown field "pr" in context; accepted: branch, merge_request, notes'],
       ['r/a.yaml', 'agents:\n  - a\n  - a\n', 'r/a.yaml line 3: agents[1]: agent "a" is listed twice'],
-      ['r/a.yaml', 'agents: [a]\nphases: [pending, done]\n', 'r/a.yaml line 2: phases must include pending, agents-running, synthesizing, publishing, completed, failed; missing agents-running, synthesizing, publishing, completed, failed'],
+      [
+        'r/a.yaml',
+        'agents: [a]\nphases: [pending, done]\n',
+        'r/a.yaml line 2: phases must include pending, agents-running, synthesizing, publishing, completed, failed; missing agents-running, synthesizing, publishing, completed, failed',
+      ],
       ['r/a.yaml', 'agents: []\n', 'r/a.yaml line 1: agents cannot be empty'],
       ['r/a.yaml', 'agents:\n  - a\n   - b\n', 'r/a.yaml line 3: unexpected indentation'],
-      ['r/a.yaml', 'agents: &x [a]\n', 'r/a.yaml line 1: unsupported YAML ("&x [a]"): anchors, aliases, tags and flow mappings are not read here; write plain values or use a .json file'],
+      [
+        'r/a.yaml',
+        'agents: &x [a]\n',
+        'r/a.yaml line 1: unsupported YAML ("&x [a]"): anchors, aliases, tags and flow mappings are not read here; write plain values or use a .json file',
+      ],
       ['r/a.yaml', 'agents: [a]\nagents: [b]\n', 'r/a.yaml line 2: field "agents" appears twice'],
       ['r/a.json', '{\n  "agents": ["a",]\n}\n', 'r/a.json line 2: unexpected "]"'],
       ['r/a.json', '{\n  "agents": ["a"],\n  "title": 5\n}\n', 'r/a.json line 3: title must be a string'],
@@ -104,7 +116,10 @@ describe('the sample review definition', () => {
   it('is a valid definition (samples/reviews/merge-request.yaml)', () => {
     const file = path.join(__dirname, '..', '..', '..', '..', 'samples', 'reviews', 'merge-request.yaml');
     const d = parseDefinition('samples/reviews/merge-request.yaml', fs.readFileSync(file, 'utf8'));
-    assert.deepEqual(d.agents.map((a) => a.name), ['clean-architecture', 'security', 'tests']);
+    assert.deepEqual(
+      d.agents.map((a) => a.name),
+      ['clean-architecture', 'security', 'tests'],
+    );
     assert.equal(d.context.merge_request, null);
     assert.match(d.context.notes ?? '', /^Post findings as threads/);
   });

@@ -132,7 +132,7 @@ describe('storage engine', () => {
   });
 
   // How fast is for bench/, not for a test on a loaded machine: the event must come, as foreign.
-  it('tells a watching handle about another handle\'s write without being asked', async () => {
+  it("tells a watching handle about another handle's write without being asked", async () => {
     const file = path.join(tempDir(), 'data.db');
     const writer = await open(file);
     const watcher = await open(file, { watch: true });
@@ -167,7 +167,7 @@ describe('storage engine', () => {
     assert.equal(c.stats().changes, 2);
   });
 
-  it('lets a change listener read the ledger while other processes\' writes are being applied', async () => {
+  it("lets a change listener read the ledger while other processes' writes are being applied", async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file);
     const b = await open(file);
@@ -218,7 +218,10 @@ describe('storage engine', () => {
     const b = await open(file, { logger: log.logger });
     assert.deepEqual(all(b), { good: '1' });
     await put(b, 'next', '2');
-    assert.ok(log.lines.some((l) => l.includes('torn tail')), log.lines.join('\n'));
+    assert.ok(
+      log.lines.some((l) => l.includes('torn tail')),
+      log.lines.join('\n'),
+    );
     assert.ok(fs.statSync(`${file}.journal`).size < sizeWithTail + 100);
     await b.close();
     assert.deepEqual(all(await open(file)), { good: '1', next: '2' });
@@ -327,12 +330,15 @@ describe('storage engine', () => {
     assert.equal(a.notices.length, 1);
   });
 
-  it('refuses a file that is not a ledger (a person\'s text file) and changes nothing', async () => {
+  it("refuses a file that is not a ledger (a person's text file) and changes nothing", async () => {
     const dir = tempDir();
     const file = path.join(dir, 'notes.txt');
-    fs.writeFileSync(file, 'definitely not a sqlite database, but somebody\'s data '.repeat(10));
+    fs.writeFileSync(file, "definitely not a sqlite database, but somebody's data ".repeat(10));
     const original = fs.readFileSync(file);
-    await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && err.code === 'invalid_argument' && err.message.includes(file) && /not an Agent Progress ledger/.test(err.message));
+    await assert.rejects(
+      open(file),
+      (err: unknown) => err instanceof LedgerError && err.code === 'invalid_argument' && err.message.includes(file) && /not an Agent Progress ledger/.test(err.message),
+    );
     assert.deepEqual(fs.readFileSync(file), original);
     assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
   });
@@ -354,7 +360,7 @@ describe('storage engine', () => {
   it('refuses a journal that is not ours and changes nothing', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
-    fs.writeFileSync(`${file}.journal`, 'a person\'s own file that happens to have this name');
+    fs.writeFileSync(`${file}.journal`, "a person's own file that happens to have this name");
     await assert.rejects(open(file), (err: unknown) => err instanceof LedgerError && err.message.includes(`${file}.journal`) && /not an Agent Progress journal/.test(err.message));
     assert.deepEqual(fs.readdirSync(dir), ['data.db.journal']);
   });

@@ -28,7 +28,24 @@ async function rejects(p: Promise<unknown>, code: string, pattern?: RegExp): Pro
 }
 
 function snapshot(id: string, taskId: string, role: 'start' | 'end', root: string): Snapshot {
-  return { id, taskId, role, type: 'none', root, workspace: root, head: null, branch: null, tree: null, ref: null, manifest: null, fileCount: null, digest: null, createdAt: T(0), tookMs: 1, note: null };
+  return {
+    id,
+    taskId,
+    role,
+    type: 'none',
+    root,
+    workspace: root,
+    head: null,
+    branch: null,
+    tree: null,
+    ref: null,
+    manifest: null,
+    fileCount: null,
+    digest: null,
+    createdAt: T(0),
+    tookMs: 1,
+    note: null,
+  };
 }
 
 /** What each backend answered, per scenario, compared at the end. */
@@ -53,7 +70,15 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
 
     it('stores entries, refuses a taken id and finds entries by id', async () => {
       const l = await open();
-      await l.progress.insertEntry({ id: 'e1', projectId: 'app', title: 'Fixed OAuth login', content: 'The token refresh was broken.', createdAt: T(1), tags: ['auth', 'Bug'], agentId: 'claude' });
+      await l.progress.insertEntry({
+        id: 'e1',
+        projectId: 'app',
+        title: 'Fixed OAuth login',
+        content: 'The token refresh was broken.',
+        createdAt: T(1),
+        tags: ['auth', 'Bug'],
+        agentId: 'claude',
+      });
       await rejects(l.progress.insertEntry({ id: 'e1', projectId: 'app', title: 'x', content: 'y', createdAt: T(2), tags: [], agentId: null }), 'conflict');
       const got = await l.progress.getEntry('app', 'e1');
       assert.equal(got?.title, 'Fixed OAuth login');
@@ -69,7 +94,15 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
 
     it('writes a digest entry with its mark once, and keeps the mark when the entry is archived or deleted', async () => {
       const l = await open();
-      const entry = (id: string, minute: number) => ({ id, projectId: 'app', title: `Digest ${id}`, content: 'What the session did.', createdAt: T(minute), tags: ['auto', 'codex'], agentId: 'codex:0123abcd' });
+      const entry = (id: string, minute: number) => ({
+        id,
+        projectId: 'app',
+        title: `Digest ${id}`,
+        content: 'What the session did.',
+        createdAt: T(minute),
+        tags: ['auto', 'codex'],
+        agentId: 'codex:0123abcd',
+      });
       assert.equal(await l.progress.insertDigest(entry('dg-part-0001', 1), { coveredTo: 12, coveredUntil: T(1) }), true);
       assert.equal(await l.progress.insertDigest(entry('dg-part-0001', 2), { coveredTo: 40, coveredUntil: T(2) }), false);
       // An id an entry already holds (logged without a mark) is not taken over.
@@ -161,12 +194,31 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
     it('runs the queue: types, duplicates, FIFO leasing, completion, failure, retries and reaping', async () => {
       const l = await open();
       const q = l.queue;
-      const project = await q.createProject({ projectId: 'qp', description: 'queue', config: { defaultMaxRetries: 1, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 1 }, at: T(0) }, operator);
+      const project = await q.createProject(
+        { projectId: 'qp', description: 'queue', config: { defaultMaxRetries: 1, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 1 }, at: T(0) },
+        operator,
+      );
       assert.equal(project.status, 'active');
       await rejects(q.createProject({ projectId: 'qp', description: '', config: project.config, at: T(0) }, operator), 'conflict');
-      const type = await q.createTaskType({ id: 'ty1', projectId: 'qp', name: 'review', template: 'Review {{file}}', variables: ['file'], duplicateHandling: 'ignore', maxRetries: undefined, leaseDurationMinutes: undefined, at: T(0) }, operator);
+      const type = await q.createTaskType(
+        {
+          id: 'ty1',
+          projectId: 'qp',
+          name: 'review',
+          template: 'Review {{file}}',
+          variables: ['file'],
+          duplicateHandling: 'ignore',
+          maxRetries: undefined,
+          leaseDurationMinutes: undefined,
+          at: T(0),
+        },
+        operator,
+      );
       assert.equal(type.maxRetries, 1);
-      await rejects(q.createTaskType({ ...type, id: 'ty2', template: null, variables: [], duplicateHandling: 'allow', maxRetries: 1, leaseDurationMinutes: 1, at: T(0) }, operator), 'conflict');
+      await rejects(
+        q.createTaskType({ ...type, id: 'ty2', template: null, variables: [], duplicateHandling: 'allow', maxRetries: 1, leaseDurationMinutes: 1, at: T(0) }, operator),
+        'conflict',
+      );
       const added = await q.addTasks(
         'qp',
         [
@@ -178,7 +230,10 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
         T(1),
         operator,
       );
-      assert.deepEqual(added.map((o) => o.kind), ['created', 'duplicate', 'created', 'error']);
+      assert.deepEqual(
+        added.map((o) => o.kind),
+        ['created', 'duplicate', 'created', 'error'],
+      );
       await q.registerAgent({ name: 'ag1', projectId: 'qp', keyHash: 'h1', sessionId: null, at: T(1) }, operator);
       await q.registerAgent({ name: 'ag2', projectId: 'qp', keyHash: 'h2', sessionId: null, at: T(1) }, operator);
       await rejects(q.registerAgent({ name: 'ag1', projectId: 'qp', keyHash: 'h3', sessionId: null, at: T(1) }, operator), 'conflict');
@@ -209,13 +264,19 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const t3 = await q.getTask('t3');
       assert.equal(t3?.status, 'failed');
       assert.equal(t3?.failureReason, 'timeout');
-      assert.deepEqual(t3?.attempts.map((a) => a.status), ['failed', 'timeout']);
+      assert.deepEqual(
+        t3?.attempts.map((a) => a.status),
+        ['failed', 'timeout'],
+      );
       await q.addTasks('qp', [{ id: 't5', typeId: '', instructions: 'more', variables: null, variablesKey: null }], T(32), operator);
       assert.equal((await q.cancelTask('t5', T(33), operator)).status, 'cancelled');
       assert.equal((await q.requeueTask('t3', T(34), operator)).status, 'queued');
       await rejects(q.requeueTask('t1', T(34), operator), 'conflict');
       const listed = await q.listTasks('qp', { limit: 10, offset: 0 });
-      assert.deepEqual(listed.tasks.map((t) => t.id), ['t1', 't3', 't5']);
+      assert.deepEqual(
+        listed.tasks.map((t) => t.id),
+        ['t1', 't3', 't5'],
+      );
       const status = await q.projectStatus('qp', T(35));
       assert.equal(status?.project.stats.queuedTasks, 1);
       const audit = await q.auditLog('qp', 100, undefined);
@@ -242,7 +303,17 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const l = await open();
       const q = l.queue;
       const plain = { id: 'u1', typeId: '', instructions: 'x', variables: null, variablesKey: null };
-      const type = { id: 'uy', projectId: 'ghost', name: 'n', template: null, variables: [], duplicateHandling: 'allow' as const, maxRetries: undefined, leaseDurationMinutes: undefined, at: T(0) };
+      const type = {
+        id: 'uy',
+        projectId: 'ghost',
+        name: 'n',
+        template: null,
+        variables: [],
+        duplicateHandling: 'allow' as const,
+        maxRetries: undefined,
+        leaseDurationMinutes: undefined,
+        at: T(0),
+      };
       await rejects(q.addTasks('ghost', [plain], T(0), operator), 'not_found', /^Project not found: ghost\./);
       await rejects(q.createTaskType(type, operator), 'not_found', /^Project not found: ghost\./);
       await rejects(q.registerAgent({ name: 'a', projectId: 'ghost', keyHash: 'h', sessionId: null, at: T(0) }, operator), 'not_found', /^Project not found: ghost\./);
@@ -251,9 +322,16 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       await q.closeProject('shut', T(1), operator);
       await rejects(q.addTasks('shut', [plain], T(2), operator), 'conflict', /^Project shut is closed: it takes no new tasks\./);
       await rejects(q.createTaskType({ ...type, projectId: 'shut' }, operator), 'conflict', /^Project shut is closed: it takes no new task types\./);
-      await rejects(q.registerAgent({ name: 'a', projectId: 'shut', keyHash: 'h', sessionId: null, at: T(2) }, operator), 'conflict', /^Project shut is closed: it takes no new agents\./);
+      await rejects(
+        q.registerAgent({ name: 'a', projectId: 'shut', keyHash: 'h', sessionId: null, at: T(2) }, operator),
+        'conflict',
+        /^Project shut is closed: it takes no new agents\./,
+      );
       const audit = await q.auditLog('shut', 100, undefined);
-      assert.deepEqual(audit.map((a) => a.action), ['project_closed', 'project_created']);
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['project_closed', 'project_created'],
+      );
       record('open projects', { projects: await q.listProjects(true), tasks: await q.listTasks('shut', { limit: 10, offset: 0 }) });
     });
 
@@ -261,8 +339,19 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const l = await open();
       const q = l.queue;
       const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-      await q.createProject({ projectId: 'bp', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 0.5, reaperIntervalMinutes: 1 }, at: at(0) }, operator);
-      await q.addTasks('bp', [{ id: 'b1', typeId: '', instructions: 'flaky', variables: null, variablesKey: null }, { id: 'b2', typeId: '', instructions: 'other', variables: null, variablesKey: null }], at(0), operator);
+      await q.createProject(
+        { projectId: 'bp', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 0.5, reaperIntervalMinutes: 1 }, at: at(0) },
+        operator,
+      );
+      await q.addTasks(
+        'bp',
+        [
+          { id: 'b1', typeId: '', instructions: 'flaky', variables: null, variablesKey: null },
+          { id: 'b2', typeId: '', instructions: 'other', variables: null, variablesKey: null },
+        ],
+        at(0),
+        operator,
+      );
       await q.registerAgent({ name: 'x', projectId: 'bp', keyHash: 'hx', sessionId: 'sx', at: at(0) }, operator);
       await q.registerAgent({ name: 'y', projectId: 'bp', keyHash: 'hy', sessionId: 'sy', at: at(0) }, operator);
       const first = await q.requestTask('bp', 'x', at(1));
@@ -296,7 +385,10 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const q = l.queue;
       assert.deepEqual(await q.reaperSchedule(), { intervalMinutes: undefined, nextLeaseExpiresAt: undefined });
       await q.createProject({ projectId: 'slow', description: '', config: { defaultMaxRetries: 0, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 2 }, at: T(0) }, operator);
-      await q.createProject({ projectId: 'quick', description: '', config: { defaultMaxRetries: 0, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 0.05 }, at: T(0) }, operator);
+      await q.createProject(
+        { projectId: 'quick', description: '', config: { defaultMaxRetries: 0, defaultLeaseDurationMinutes: 5, reaperIntervalMinutes: 0.05 }, at: T(0) },
+        operator,
+      );
       assert.deepEqual(await q.reaperSchedule(), { intervalMinutes: 0.05, nextLeaseExpiresAt: undefined }, 'idle projects count too');
       await q.addTasks('slow', [{ id: 's1', typeId: '', instructions: 'x', variables: null, variablesKey: null }], T(0), operator);
       await q.registerAgent({ name: 'a', projectId: 'slow', keyHash: 'h', sessionId: null, at: T(0) }, operator);
@@ -310,22 +402,94 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const w = l.workflow;
       await w.insertWorkflow({ id: 'w1', projectId: 'wp', name: 'Auth', description: null, plan: [], createdAt: T(0), eventId: 'ev0' });
       await rejects(w.insertWorkflow({ id: 'w1', projectId: 'wp', name: 'x', description: null, plan: [], createdAt: T(0), eventId: 'ev00' }), 'conflict');
-      await rejects(w.insertTask({ id: 'x', workflowId: 'nope', parentTaskId: null, name: 'n', goal: 'g', areas: [], startedAt: T(1), startSnapshot: snapshot('sx', 'x', 'start', '/r'), eventId: 'evx' }), 'not_found');
-      await w.insertTask({ id: 'k1', workflowId: 'w1', parentTaskId: null, name: 'Parent', goal: 'g', areas: ['src'], startedAt: T(1), startSnapshot: snapshot('s1', 'k1', 'start', '/r'), eventId: 'ev1' });
-      await w.insertTask({ id: 'k2', workflowId: 'w1', parentTaskId: 'k1', name: 'Child', goal: 'g', areas: [], startedAt: T(2), startSnapshot: snapshot('s2', 'k2', 'start', '/r'), eventId: 'ev2' });
+      await rejects(
+        w.insertTask({
+          id: 'x',
+          workflowId: 'nope',
+          parentTaskId: null,
+          name: 'n',
+          goal: 'g',
+          areas: [],
+          startedAt: T(1),
+          startSnapshot: snapshot('sx', 'x', 'start', '/r'),
+          eventId: 'evx',
+        }),
+        'not_found',
+      );
+      await w.insertTask({
+        id: 'k1',
+        workflowId: 'w1',
+        parentTaskId: null,
+        name: 'Parent',
+        goal: 'g',
+        areas: ['src'],
+        startedAt: T(1),
+        startSnapshot: snapshot('s1', 'k1', 'start', '/r'),
+        eventId: 'ev1',
+      });
+      await w.insertTask({
+        id: 'k2',
+        workflowId: 'w1',
+        parentTaskId: 'k1',
+        name: 'Child',
+        goal: 'g',
+        areas: [],
+        startedAt: T(2),
+        startSnapshot: snapshot('s2', 'k2', 'start', '/r'),
+        eventId: 'ev2',
+      });
       await w.addEvent({ id: 'ev3', taskId: 'k2', createdAt: T(3), review: true, kind: 'issue', data: { description: 'Needs eyes', severity: 'high' } } as never);
       await w.addEvent({ id: 'ev4', taskId: 'k2', createdAt: T(4), review: false, kind: 'milestone', data: { message: 'half', progress: 50 } } as never);
       const completion = {
-        taskId: 'k2', status: 'success' as const, completedAt: T(5), durationSeconds: 180, outcome: { summary: 'done' } as never, metadata: null, verification: { status: 'passed' } as never,
+        taskId: 'k2',
+        status: 'success' as const,
+        completedAt: T(5),
+        durationSeconds: 180,
+        outcome: { summary: 'done' } as never,
+        metadata: null,
+        verification: { status: 'passed' } as never,
         files: { added: ['src/a.ts'], modified: ['README.md'], deleted: [], renamed: [{ from: 'src/old.ts', to: 'src/new.ts', similarity: 90 }] },
-        filesKnown: true, unexpected: ['README.md'], commits: [], endSnapshot: snapshot('s3', 'k2', 'end', '/r'), eventId: 'ev5', review: false,
+        filesKnown: true,
+        unexpected: ['README.md'],
+        commits: [],
+        endSnapshot: snapshot('s3', 'k2', 'end', '/r'),
+        eventId: 'ev5',
+        review: false,
       };
       await w.completeTask(completion);
       await rejects(w.completeTask({ ...completion, eventId: 'ev6' }), 'conflict', /already completed/);
-      await w.completeTask({ ...completion, taskId: 'k1', completedAt: T(6), endSnapshot: snapshot('s4', 'k1', 'end', '/r'), eventId: 'ev7', files: { added: [], modified: [], deleted: [], renamed: [] }, unexpected: [] });
-      await rejects(w.insertTask({ id: 'k3', workflowId: 'w1', parentTaskId: 'k1', name: 'Late', goal: 'g', areas: [], startedAt: T(7), startSnapshot: snapshot('s5', 'k3', 'start', '/r'), eventId: 'ev8' }), 'conflict', /already completed/);
+      await w.completeTask({
+        ...completion,
+        taskId: 'k1',
+        completedAt: T(6),
+        endSnapshot: snapshot('s4', 'k1', 'end', '/r'),
+        eventId: 'ev7',
+        files: { added: [], modified: [], deleted: [], renamed: [] },
+        unexpected: [],
+      });
+      await rejects(
+        w.insertTask({
+          id: 'k3',
+          workflowId: 'w1',
+          parentTaskId: 'k1',
+          name: 'Late',
+          goal: 'g',
+          areas: [],
+          startedAt: T(7),
+          startSnapshot: snapshot('s5', 'k3', 'start', '/r'),
+          eventId: 'ev8',
+        }),
+        'conflict',
+        /already completed/,
+      );
       const tasks = await w.listTasks('w1');
-      assert.deepEqual(tasks.map((t) => [t.id, t.status]), [['k1', 'success'], ['k2', 'success']]);
+      assert.deepEqual(
+        tasks.map((t) => [t.id, t.status]),
+        [
+          ['k1', 'success'],
+          ['k2', 'success'],
+        ],
+      );
       assert.deepEqual(tasks[1]!.filesChanged, { added: ['src/a.ts'], modified: ['README.md'], deleted: [], renamed: [{ from: 'src/old.ts', to: 'src/new.ts', similarity: 90 }] });
       assert.equal(tasks[1]!.progress, 50);
       assert.deepEqual(await w.ancestorIds('k2'), ['k1']);
@@ -334,9 +498,15 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       assert.equal(listing.workflows[0]!.succeeded, 2);
       assert.deepEqual(await w.overlappingTasks('k2', '/r', T(2), T(5)), [{ id: 'k1', name: 'Parent' }]);
       const reviews = await w.reviewRequests(0);
-      assert.deepEqual(reviews.map((r) => [r.kind, r.taskId, r.text]), [['issue', 'k2', 'Needs eyes']]);
+      assert.deepEqual(
+        reviews.map((r) => [r.kind, r.taskId, r.text]),
+        [['issue', 'k2', 'Needs eyes']],
+      );
       const events = await w.listEvents('w1');
-      assert.deepEqual(events.map((e) => e.kind), ['workflow_started', 'task_started', 'task_started', 'issue', 'milestone', 'task_completed', 'task_completed']);
+      assert.deepEqual(
+        events.map((e) => e.kind),
+        ['workflow_started', 'task_started', 'task_started', 'issue', 'milestone', 'task_completed', 'task_completed'],
+      );
       assert.equal(await w.latestEventSeq(), events[events.length - 1]!.seq);
       assert.deepEqual(await w.runningTasks(), []);
       record('workflow', { tasks, listing, events: events.map((e) => ({ ...e, seq: undefined })), projects: await w.listWorkflowProjects() });
@@ -346,8 +516,16 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const l = await open();
       const r = l.review;
       const definition: ReviewDefinition = {
-        name: 'front', title: null, description: null, agents: [{ name: 'lint', description: null }, { name: 'tests', description: null }] as never,
-        phases: ['pending', 'running', 'completed', 'failed'], context: { branch: null, merge_request: null, notes: null }, source: 'x.yaml',
+        name: 'front',
+        title: null,
+        description: null,
+        agents: [
+          { name: 'lint', description: null },
+          { name: 'tests', description: null },
+        ] as never,
+        phases: ['pending', 'running', 'completed', 'failed'],
+        context: { branch: null, merge_request: null, notes: null },
+        source: 'x.yaml',
       };
       await r.insertRun({ id: 'r1', projectId: 'rp', definition, context: definition.context, createdAt: T(0), startedBy: 'me', eventId: 're1' });
       const moved = await r.setPhase({ runId: 'r1', from: 'pending', to: 'running', at: T(1), forced: false, note: null, eventId: 're2' });
@@ -358,7 +536,14 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       assert.equal(agent.durationMs, 60_000);
       await rejects(r.startAgent({ runId: 'r1', name: 'ghost', at: T(2) }), 'not_found');
       await r.insertAction({
-        id: 'a1', runId: 'r1', kind: 'open_thread' as never, target: {} as never, text: 'Look at this', createdAt: T(4), createdBy: 'lint', threadId: 'th1',
+        id: 'a1',
+        runId: 'r1',
+        kind: 'open_thread' as never,
+        target: {} as never,
+        text: 'Look at this',
+        createdAt: T(4),
+        createdBy: 'lint',
+        threadId: 'th1',
         thread: { id: 'th1', runId: 'r1', file: 'a.ts', line: 3, endLine: null, createdAt: T(4), createdBy: 'lint', actionId: 'a1', comment: { id: 'c1', body: 'Look at this' } },
       });
       const decided = await r.decideAction({ actionId: 'a1', status: 'approved', by: 'me', at: T(5), note: null, commentId: 'c2' });
@@ -367,8 +552,24 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       const threads = await r.listThreads('r1');
       assert.equal(threads.length, 1);
       // Runs are found by what they review: their context's merge request and branch, and their definition.
-      await r.insertRun({ id: 'r2', projectId: 'rp', definition, context: { branch: 'feat/x', merge_request: "!2 'quoted'", notes: null }, createdAt: T(6), startedBy: 'me', eventId: 're4' });
-      await r.insertRun({ id: 'r3', projectId: 'rp', definition: { ...definition, name: 'back' }, context: { branch: 'feat/x', merge_request: '!3', notes: null }, createdAt: T(7), startedBy: 'me', eventId: 're5' });
+      await r.insertRun({
+        id: 'r2',
+        projectId: 'rp',
+        definition,
+        context: { branch: 'feat/x', merge_request: "!2 'quoted'", notes: null },
+        createdAt: T(6),
+        startedBy: 'me',
+        eventId: 're4',
+      });
+      await r.insertRun({
+        id: 'r3',
+        projectId: 'rp',
+        definition: { ...definition, name: 'back' },
+        context: { branch: 'feat/x', merge_request: '!3', notes: null },
+        createdAt: T(7),
+        startedBy: 'me',
+        eventId: 're5',
+      });
       const ids = async (q: Omit<Parameters<typeof r.listRuns>[0], 'limit'>) => (await r.listRuns({ projectId: 'rp', limit: 10, ...q })).map((run) => run.id);
       const found = {
         mergeRequest: await ids({ mergeRequest: "!2 'quoted'" }),
@@ -379,7 +580,14 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
         none: await ids({ mergeRequest: '!4' }),
       };
       assert.deepEqual(found, { mergeRequest: ['r2'], branch: ['r3', 'r2'], both: ['r3'], workflow: ['r2', 'r1'], activeFront: ['r2', 'r1'], none: [] });
-      record('review', { run: await r.getRun('r1'), agents: await r.listAgents('r1'), actions: await r.listActions('r1'), threads, events: (await r.listEvents('r1')).map((e) => ({ ...e, seq: undefined })), found });
+      record('review', {
+        run: await r.getRun('r1'),
+        agents: await r.listAgents('r1'),
+        actions: await r.listActions('r1'),
+        threads,
+        events: (await r.listEvents('r1')).map((e) => ({ ...e, seq: undefined })),
+        found,
+      });
     });
 
     it('exports and imports the whole ledger, and archives, restores and deletes old entries', async () => {
@@ -405,7 +613,10 @@ function contract(backend: 'sqlite' | 'postgres', factory: () => Factory): void 
       assert.equal((await b.progress.searchEntries({ projectId: 'tp', text: 'archived', limit: 5 })).total, 1);
       assert.equal((await b.progress.listProjects())[0]!.entryCount, 2);
       assert.equal(await b.transfer.deleteEntriesBefore({ before: T(10), projectId: 'tp' }), 1);
-      assert.deepEqual((await b.progress.searchEntries({ projectId: 'tp', limit: 5 })).entries.map((e) => e.id), ['x2']);
+      assert.deepEqual(
+        (await b.progress.searchEntries({ projectId: 'tp', limit: 5 })).entries.map((e) => e.id),
+        ['x2'],
+      );
       record('transfer', { counts, exported: await b.transfer.exportData() });
     });
 

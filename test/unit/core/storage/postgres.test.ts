@@ -29,12 +29,15 @@ describe('PostgreSQL backend helpers', () => {
     assert.equal(loadConfig({ env: {}, cwd: dir }).databaseUrl, undefined);
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/x' }, cwd: dir }).databaseUrl, 'postgres://ap@db/x');
     fs.writeFileSync(path.join(dir, 'agent-progress.config.json'), JSON.stringify({ databaseUrl: 'postgres://ap:${AP_DB_PW}@db/team' }));
-    assert.equal(loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir }).databaseUrl, undefined, 'not from a working folder\'s file');
+    assert.equal(loadConfig({ env: { AP_DB_PW: 'pw-from-env' }, cwd: dir }).databaseUrl, undefined, "not from a working folder's file");
     const fromFile = loadConfig({ env: { AP_DB_PW: 'pw-from-env', AGENT_PROGRESS_CONFIG: path.join(dir, 'agent-progress.config.json') }, cwd: dir });
     assert.equal(fromFile.databaseUrl, 'postgres://ap:pw-from-env@db/team');
     assert.equal(ledgerLabel(fromFile), 'PostgreSQL postgres://ap:[redacted]@db/team');
     assert.equal(loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'postgres://ap@db/env' }, cwd: dir }).databaseUrl, 'postgres://ap@db/env', 'the environment wins');
-    assert.throws(() => loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'mysql://u:hunter22@db/x' }, cwd: dir }), (err: Error) => /must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('hunter22'));
+    assert.throws(
+      () => loadConfig({ env: { AGENT_PROGRESS_DATABASE_URL: 'mysql://u:hunter22@db/x' }, cwd: dir }),
+      (err: Error) => /must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('hunter22'),
+    );
   });
 
   it('recognises and redacts connection strings, whatever the scheme', () => {
@@ -45,10 +48,13 @@ describe('PostgreSQL backend helpers', () => {
     assert.equal(redactUrl('postgres://db/ledger?user=ap&password=s3cret'), 'postgres://db/ledger?user=ap&password=[redacted]');
     assert.equal(redactUrl('mysql://root:hunter22@db/x'), 'mysql://root:[redacted]@db/x');
     assert.equal(urlPassword('postgres://ap:p%40ss@db/x'), 'p@ss');
-    assert.throws(() => checkPostgresUrl('mysql://root:hunter22@db/x', 'AGENT_PROGRESS_DATABASE_URL'), (err: Error) => /must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('hunter22'));
+    assert.throws(
+      () => checkPostgresUrl('mysql://root:hunter22@db/x', 'AGENT_PROGRESS_DATABASE_URL'),
+      (err: Error) => /must be a PostgreSQL connection string/.test(err.message) && !err.message.includes('hunter22'),
+    );
   });
 
-  it('redacts a connection string\'s password in every log line', () => {
+  it("redacts a connection string's password in every log line", () => {
     const lines: string[] = [];
     const logger = createLogger({ sink: (l) => lines.push(l) });
     logger.info('ledger postgres://ap:s3cret-pass@db:5432/ledger ready');
@@ -56,7 +62,7 @@ describe('PostgreSQL backend helpers', () => {
     assert.ok(!lines[0]!.includes('s3cret-pass') && lines[0]!.includes('[redacted]'), lines[0]);
   });
 
-  it('builds text-search queries with the embedded engine\'s syntax', () => {
+  it("builds text-search queries with the embedded engine's syntax", () => {
     assert.equal(fullTextTsQuery('jwt tokens'), "('jwt' & 'tokens')");
     assert.equal(fullTextTsQuery('"exact phrase" auth*'), "((('exact':A <-> 'phrase':A) | ('exact':B <-> 'phrase':B)) & 'auth':*)");
     assert.equal(fullTextTsQuery('log_entr*'), "(('log':A <-> 'entr':*A) | ('log':B <-> 'entr':*B))");
@@ -90,7 +96,10 @@ describe('PostgreSQL backend with several servers on one database', function () 
     await client.connect();
     try {
       const versions = (await client.query<{ key: string; value: string }>("SELECT key, value FROM ap_meta WHERE key LIKE 'schema_version.%' ORDER BY key")).rows;
-      assert.deepEqual(versions.map((r) => r.key), ['schema_version.archive', 'schema_version.progress', 'schema_version.queue', 'schema_version.review', 'schema_version.workflow']);
+      assert.deepEqual(
+        versions.map((r) => r.key),
+        ['schema_version.archive', 'schema_version.progress', 'schema_version.queue', 'schema_version.review', 'schema_version.workflow'],
+      );
     } finally {
       await client.end();
     }
@@ -102,8 +111,16 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const url = await server().createDatabase();
     const servers = await Promise.all([open(url), open(url), open(url)]);
     const at = (): string => new Date().toISOString();
-    await servers[0]!.queue.createProject({ projectId: 'p', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 }, at: at() }, operator);
-    await servers[0]!.queue.addTasks('p', Array.from({ length: 240 }, (_, i) => ({ id: `t${i}`, typeId: '', instructions: `task ${i}`, variables: null, variablesKey: null })), at(), operator);
+    await servers[0]!.queue.createProject(
+      { projectId: 'p', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 }, at: at() },
+      operator,
+    );
+    await servers[0]!.queue.addTasks(
+      'p',
+      Array.from({ length: 240 }, (_, i) => ({ id: `t${i}`, typeId: '', instructions: `task ${i}`, variables: null, variablesKey: null })),
+      at(),
+      operator,
+    );
     const agents = Array.from({ length: 12 }, (_, i) => `agent-${i}`);
     for (const name of agents) await servers[0]!.queue.registerAgent({ name, projectId: 'p', keyHash: name, sessionId: null, at: at() }, operator);
     const taken = await Promise.all(
@@ -130,18 +147,37 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const q0 = servers[0]!.queue;
     const start = '2026-01-01T00:00:00.000Z';
     await q0.createProject({ projectId: 'r', description: '', config: { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 1, reaperIntervalMinutes: 1 }, at: start }, operator);
-    await q0.addTasks('r', Array.from({ length: 60 }, (_, i) => ({ id: `r${i}`, typeId: '', instructions: 'x', variables: null, variablesKey: null })), start, operator);
+    await q0.addTasks(
+      'r',
+      Array.from({ length: 60 }, (_, i) => ({ id: `r${i}`, typeId: '', instructions: 'x', variables: null, variablesKey: null })),
+      start,
+      operator,
+    );
     for (let i = 0; i < 60; i++) {
       await q0.registerAgent({ name: `a${i}`, projectId: 'r', keyHash: `k${i}`, sessionId: null, at: start }, operator);
       assert.equal((await q0.requestTask('r', `a${i}`, start)).kind, 'assigned');
     }
     const later = '2026-01-01T00:05:00.000Z';
     const results = await Promise.all(servers.flatMap((s) => [s.queue.reapExpired(later), s.queue.reapExpired(later)]));
-    assert.equal(results.reduce((n, r) => n + r.requeued, 0), 60, `requeued in all: ${JSON.stringify(results)}`);
-    assert.equal(results.reduce((n, r) => n + r.failed, 0), 0);
+    assert.equal(
+      results.reduce((n, r) => n + r.requeued, 0),
+      60,
+      `requeued in all: ${JSON.stringify(results)}`,
+    );
+    assert.equal(
+      results.reduce((n, r) => n + r.failed, 0),
+      0,
+    );
     const { tasks } = await q0.listTasks('r', { limit: 100, offset: 0 });
-    assert.ok(tasks.every((t) => t.status === 'queued' && t.retryCount === 1), 'each lease reaped once: one retry counted');
-    for (const t of tasks.slice(0, 5)) assert.deepEqual((await q0.taskHistory(t.id))?.map((a) => a.status), ['timeout']);
+    assert.ok(
+      tasks.every((t) => t.status === 'queued' && t.retryCount === 1),
+      'each lease reaped once: one retry counted',
+    );
+    for (const t of tasks.slice(0, 5))
+      assert.deepEqual(
+        (await q0.taskHistory(t.id))?.map((a) => a.status),
+        ['timeout'],
+      );
   });
 
   it('announces a write on one server to the others through LISTEN/NOTIFY, as foreign', async () => {
@@ -162,18 +198,33 @@ describe('PostgreSQL backend with several servers on one database', function () 
   it('copies a ledger file into a database that holds other records only with force, adding to them, counts checked', async () => {
     const file = path.join(tempDir(), 'local.db');
     const local = await openLedger({ file, checkpoint: false });
-    for (let i = 0; i < 5; i++) await local.progress.insertEntry({ id: `l${i}`, projectId: 'mine', title: `Local ${i}`, content: 'c', createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), tags: ['x'], agentId: null });
+    for (let i = 0; i < 5; i++)
+      await local.progress.insertEntry({
+        id: `l${i}`,
+        projectId: 'mine',
+        title: `Local ${i}`,
+        content: 'c',
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+        tags: ['x'],
+        agentId: null,
+      });
     await local.close();
     const url = await server().createDatabase();
     const team = await open(url);
     await team.progress.insertEntry({ id: 't0', projectId: 'team', title: 'Already there', content: 'c', createdAt: new Date().toISOString(), tags: [], agentId: null });
-    await assert.rejects(copyLedger({ from: file, to: url }), (err: unknown) => isLedgerError(err) && err.code === 'conflict' && /entries: 1/.test(err.message) && !err.message.includes(PG_TEST_PASSWORD));
+    await assert.rejects(
+      copyLedger({ from: file, to: url }),
+      (err: unknown) => isLedgerError(err) && err.code === 'conflict' && /entries: 1/.test(err.message) && !err.message.includes(PG_TEST_PASSWORD),
+    );
     assert.equal((await team.progress.listProjects()).length, 1, 'nothing was copied');
     const result = await copyLedger({ from: file, to: url, force: true });
     const entries = result.counts.find((c) => c.collection === 'entries')!;
     assert.deepEqual([entries.source, entries.before, entries.copied, entries.after], [5, 1, 5, 6]);
     assert.ok(!result.to.includes(PG_TEST_PASSWORD) && result.to.includes('[redacted]'));
-    assert.deepEqual((await team.progress.listProjects()).map((p) => [p.projectId, p.entryCount]).sort(), [['mine', 5], ['team', 1]]);
+    assert.deepEqual((await team.progress.listProjects()).map((p) => [p.projectId, p.entryCount]).sort(), [
+      ['mine', 5],
+      ['team', 1],
+    ]);
     assert.equal((await team.progress.searchEntries({ projectId: 'mine', tags: ['x'], limit: 10 })).total, 5, 'tags come across');
     await assert.rejects(copyLedger({ from: url, to: url }), /same ledger/);
   });

@@ -84,7 +84,13 @@ function makeCorpus(count: number, seed: number, words: string[]): Doc[] {
     // Three entries per minute (equal dates, ordered by insertion), and every 37th dated a day
     // earlier, so that equal scores are ordered by date and not by insertion.
     const minute = Math.floor(i / 3) - (i % 37 === 0 ? 24 * 60 : 0);
-    docs.push({ id: `d${seed}-${i}`, title: title[0]!.toUpperCase() + title.slice(1), content: sentences.join(' '), createdAt: new Date(BASE + minute * 60_000).toISOString(), seq: 0 });
+    docs.push({
+      id: `d${seed}-${i}`,
+      title: title[0]!.toUpperCase() + title.slice(1),
+      content: sentences.join(' '),
+      createdAt: new Date(BASE + minute * 60_000).toISOString(),
+      seq: 0,
+    });
   }
   return docs;
 }
@@ -92,7 +98,13 @@ function makeCorpus(count: number, seed: number, words: string[]): Doc[] {
 // ---- the reference: FTS4's unicode61 tokens, its query semantics and matchinfo-based BM25 ----
 
 function tokens(text: string): string[] {
-  return (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return (
+    text
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 interface RefPhrase {
@@ -274,7 +286,13 @@ describe('ranked search against a plain reference', function () {
     assert.ok(followed.followed > 0, JSON.stringify(followed));
 
     // A non-ASCII entry is not tokenized here: the saved hits are rebuilt from FTS4.
-    const accent = { id: 'accent-2', title: 'Naïve café test', content: 'Über caching of the queue, café style.', createdAt: new Date(BASE + 5 * 60_000).toISOString(), seq: seq++ };
+    const accent = {
+      id: 'accent-2',
+      title: 'Naïve café test',
+      content: 'Über caching of the queue, café style.',
+      createdAt: new Date(BASE + 5 * 60_000).toISOString(),
+      seq: seq++,
+    };
     docs.push(accent);
     await b.progress.insertEntry({ ...accent, projectId: 'p', tags: [], agentId: null });
     assert.equal(await compareAll(a, docs, queries, 'non-ASCII'), n);
@@ -359,7 +377,11 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
       // Pages are slices of one order.
       const first = await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset: 0 });
       const second = await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset: 20 });
-      assert.deepEqual([...first.entries, ...second.entries].map((e) => e.id), all.entries.slice(0, 40).map((e) => e.id), `${label}: pages of ${text}`);
+      assert.deepEqual(
+        [...first.entries, ...second.entries].map((e) => e.id),
+        all.entries.slice(0, 40).map((e) => e.id),
+        `${label}: pages of ${text}`,
+      );
       if (want.total === 0) continue;
       const top = new Set(first.entries.map((e) => e.id));
       const best = want.ids.slice(0, 20);
@@ -368,7 +390,7 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     return agreement;
   }
 
-  it('finds exactly the reference\'s hits for every query kind, through an archive and a restore, and reports its top-20 agreement with BM25', async () => {
+  it("finds exactly the reference's hits for every query kind, through an archive and a restore, and reports its top-20 agreement with BM25", async () => {
     const url = await server().createDatabase();
     const l = await openLedger({ file: '/unused', databaseUrl: url });
     opened.push(l);
@@ -391,7 +413,12 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     const before = new Date(BASE + 60 * 60_000).toISOString();
     const removed = await l.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
     assert.ok(removed > 100, `archived ${removed}`);
-    await compareMatches(l, docs.filter((d) => d.createdAt >= before), queries, 'archived');
+    await compareMatches(
+      l,
+      docs.filter((d) => d.createdAt >= before),
+      queries,
+      'archived',
+    );
     await l.transfer.restoreArchived();
     await compareMatches(l, docs, queries, 'restored');
   });
@@ -400,13 +427,23 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     const url = await server().createDatabase();
     const first = await openLedger({ file: '/unused', databaseUrl: url });
     opened.push(first);
-    await first.progress.insertEntry({ id: 'old-1', projectId: 'p', title: 'Naïve café', content: 'crème brûlée', createdAt: new Date(BASE).toISOString(), tags: [], agentId: null });
+    await first.progress.insertEntry({
+      id: 'old-1',
+      projectId: 'p',
+      title: 'Naïve café',
+      content: 'crème brûlée',
+      createdAt: new Date(BASE).toISOString(),
+      tags: [],
+      agentId: null,
+    });
     await first.progress.insertEntry({ id: 'plain', projectId: 'p', title: 'Plain cafe', content: 'no accents', createdAt: new Date(BASE).toISOString(), tags: [], agentId: null });
     // What the earlier build stored: words lowercased with their diacritics, and no version mark.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      await client.query("UPDATE log_entries SET search = setweight(to_tsvector('simple', 'naïve café'), 'A') || setweight(to_tsvector('simple', 'crème brûlée'), 'B') WHERE id = 'old-1'");
+      await client.query(
+        "UPDATE log_entries SET search = setweight(to_tsvector('simple', 'naïve café'), 'A') || setweight(to_tsvector('simple', 'crème brûlée'), 'B') WHERE id = 'old-1'",
+      );
       await client.query("DELETE FROM ap_meta WHERE key = 'search_words'");
     } finally {
       await client.end();

@@ -80,8 +80,7 @@ function filters(): Filter[] {
         [undefined, at(120)],
         [at(40), at(120)],
       ] as const)
-        for (const tags of [undefined, ['AUTH'], ['auth', 'ui']])
-          for (const offset of [0, 10]) out.push({ query, projectId, startDate, endDate, tags, offset });
+        for (const tags of [undefined, ['AUTH'], ['auth', 'ui']]) for (const offset of [0, 10]) out.push({ query, projectId, startDate, endDate, tags, offset });
   return out;
 }
 
@@ -135,7 +134,11 @@ describe('title search against a plain filter', function () {
 
     const cut = new Date(BASE + 60 * 60_000).toISOString();
     await b.transfer.deleteEntriesBefore({ before: cut });
-    await compare(a, docs.filter((d) => d.createdAt >= cut), 'deleted');
+    await compare(
+      a,
+      docs.filter((d) => d.createdAt >= cut),
+      'deleted',
+    );
     assert.equal(stats(a).builds, 2);
   });
 
@@ -149,18 +152,38 @@ describe('title search against a plain filter', function () {
       for (const d of docs) {
         d.seq = seq++;
         tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [d.projectId, d.projectId, d.createdAt]);
-        tx.run('INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)', [d.id, d.projectId, d.createdAt, d.title, fold(d.title), JSON.stringify(d.tags), 'body']);
-        for (const t of d.tags) tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?', [fold(t), t, d.id]);
+        tx.run('INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)', [
+          d.id,
+          d.projectId,
+          d.createdAt,
+          d.title,
+          fold(d.title),
+          JSON.stringify(d.tags),
+          'body',
+        ]);
+        for (const t of d.tags)
+          tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?', [
+            fold(t),
+            t,
+            d.id,
+          ]);
       }
     });
-    assert.equal(engine.read((tx) => tx.get("SELECT 1 AS x FROM sqlite_master WHERE name = 'search_epoch'")), undefined);
+    assert.equal(
+      engine.read((tx) => tx.get("SELECT 1 AS x FROM sqlite_master WHERE name = 'search_epoch'")),
+      undefined,
+    );
     await engine.close();
 
     const l = await open(file);
     await compare(l, docs, 'migrated');
     const before = stats(l).builds;
     await l.transfer.deleteEntriesBefore({ before: new Date(BASE + 30 * 60_000).toISOString() });
-    await compare(l, docs.filter((d) => d.createdAt >= new Date(BASE + 30 * 60_000).toISOString()), 'migrated, deleted');
+    await compare(
+      l,
+      docs.filter((d) => d.createdAt >= new Date(BASE + 30 * 60_000).toISOString()),
+      'migrated, deleted',
+    );
     assert.equal(stats(l).builds, before + 1);
   });
 });
@@ -225,7 +248,11 @@ describe('title search against a plain filter on PostgreSQL', function () {
     await compare(a, docs, 'appended');
     const cut = new Date(BASE + 60 * 60_000).toISOString();
     await b.transfer.deleteEntriesBefore({ before: cut });
-    await compare(a, docs.filter((d) => d.createdAt >= cut), 'deleted');
+    await compare(
+      a,
+      docs.filter((d) => d.createdAt >= cut),
+      'deleted',
+    );
     // The searches used the index (statistics reach other sessions within about a second).
     await waitFor(
       async () => Number((await sql<{ n: string }>(url, "SELECT idx_scan AS n FROM pg_stat_user_indexes WHERE indexrelname = 'idx_entries_title_trgm'"))[0]?.n ?? 0) > 0,

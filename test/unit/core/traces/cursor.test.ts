@@ -26,7 +26,14 @@ describe('cursors and size helpers', () => {
       }
       return assert.fail('expected invalid_cursor');
     };
-    assert.deepEqual(code(() => decodeCursor('list_sessions', q, 'not a cursor!')), ['invalid_cursor', false, 'it is not one this server made. Pass next_cursor exactly as the previous page returned it, with the same other arguments, or omit cursor to start over.']);
+    assert.deepEqual(
+      code(() => decodeCursor('list_sessions', q, 'not a cursor!')),
+      [
+        'invalid_cursor',
+        false,
+        'it is not one this server made. Pass next_cursor exactly as the previous page returned it, with the same other arguments, or omit cursor to start over.',
+      ],
+    );
     assert.equal(code(() => decodeCursor('list_sessions', q, Buffer.from('{"v":2}').toString('base64url')))[0], 'invalid_cursor');
     assert.match(String(code(() => decodeCursor('search_event_previews', q, c))[2]), /another tool or level/);
     assert.match(String(code(() => decodeCursor('list_sessions', fingerprint({ provider: 'gemini' }), c))[2]), /different filters/);

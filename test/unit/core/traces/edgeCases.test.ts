@@ -79,14 +79,14 @@ describe('trace indexers on edge cases', () => {
     assert.equal(s.builder.toolCalls[0]!.label, 'shell bash -lc npm run build:legacy');
   });
 
-  it('Codex: a thread_spawn child names its parent and its replay of the parent\'s history is skipped', () => {
+  it("Codex: a thread_spawn child names its parent and its replay of the parent's history is skipped", () => {
     const s = session(SPAWNED);
     assert.equal(s.kind, 'subagent');
     assert.equal(s.parentId, CODEX);
     assert.deepEqual(session(CODEX).children, [SPAWNED]);
     assert.equal(s.builder.humanTurns, 1);
     assert.equal(s.builder.turns[0]!.userMessage, 'Write tests for the loader');
-    assert.equal(s.builder.tokens.total, 1040, 'the replayed 90,900 tokens are the parent\'s');
+    assert.equal(s.builder.tokens.total, 1040, "the replayed 90,900 tokens are the parent's");
     assert.deepEqual(calls(SPAWNED), ['apply_patch:error(0)'], 'patch_apply_end success:false fails the call after its output');
     assert.equal(s.builder.interruptions, 1);
   });
@@ -113,14 +113,17 @@ describe('trace indexers on edge cases', () => {
   it('VS Code: replays a mutation log from its last full state (kind 0), with deletes, pushes and sets after it', () => {
     const s = session(MUTATION_LOG);
     assert.equal(s.title, 'Renamed chat');
-    assert.deepEqual(s.builder.turns.map((t) => t.userMessage), ['First question', 'Second question', 'Third question']);
+    assert.deepEqual(
+      s.builder.turns.map((t) => t.userMessage),
+      ['First question', 'Second question', 'Third question'],
+    );
     assert.equal(s.builder.tokens.total, 2020, 'the third request has no token counts');
     assert.equal(s.end, '2025-12-01T10:03:21.000Z');
-    assert.equal(s.projectRoot, '/home/dev/multi', 'a multi-root workspace: the .code-workspace file\'s folder');
+    assert.equal(s.projectRoot, '/home/dev/multi', "a multi-root workspace: the .code-workspace file's folder");
     assert.equal(s.builder.counts.Notification, 1, 'the failed request');
   });
 
-  it('VS Code: reads Copilot\'s hook transcripts and old empty-window chats with plain-string messages', () => {
+  it("VS Code: reads Copilot's hook transcripts and old empty-window chats with plain-string messages", () => {
     const hook = session(HOOK);
     assert.equal(hook.format, 'copilot-transcript');
     assert.equal(hook.projectRoot, '/home/dev/multi/api');

@@ -259,7 +259,7 @@ describe('trace indexers on the shared fixtures (EXPECTED.md)', () => {
     assert.equal([...service.index.allSessions].length, 11, 'logs.json, projects.json, markers, workspace.json and state.vscdb are not sessions');
   });
 
-  it('puts every session in /home/dev/acme-shop, whose hash is Gemini\'s projectHash', () => {
+  it("puts every session in /home/dev/acme-shop, whose hash is Gemini's projectHash", () => {
     for (const s of service.index.allSessions) {
       assert.equal(s.projectRoot, '/home/dev/acme-shop', s.id);
       assert.equal(s.projectHash, '56039c3cf848a15ff538969f95a7dc603e689b117131a26c190146b074c3177b', s.id);
@@ -275,7 +275,11 @@ describe('trace indexers on the shared fixtures (EXPECTED.md)', () => {
       assert.equal(s.start, e.start, 'start');
       assert.equal(s.end, e.end, 'end');
       assert.equal(b.humanTurns, e.turns, 'user turns');
-      assert.deepEqual(b.toolCalls.map((c) => c.name), e.calls, 'tool calls in order');
+      assert.deepEqual(
+        b.toolCalls.map((c) => c.name),
+        e.calls,
+        'tool calls in order',
+      );
       assert.equal(b.failedCalls, e.failed, 'failed tool calls');
       assert.equal(b.nonZeroExits, e.nonZero ?? 0, 'non-zero exits not flagged as failures');
       const a = analyse(b);
@@ -300,7 +304,10 @@ describe('trace indexers on the shared fixtures (EXPECTED.md)', () => {
     assert.deepEqual(failing(G1), [1]);
     assert.deepEqual(failing(V1), [5]);
     assert.deepEqual(failing(V2), [0, 1, 2, 3]);
-    assert.deepEqual(session(G2).builder.toolCalls.map((c) => c.exitCode), [1, 1, 1, 1, null, null]);
+    assert.deepEqual(
+      session(G2).builder.toolCalls.map((c) => c.exitCode),
+      [1, 1, 1, 1, null, null],
+    );
   });
 
   it('reports the loops the fixtures contain, with their length', () => {
@@ -312,7 +319,10 @@ describe('trace indexers on the shared fixtures (EXPECTED.md)', () => {
   });
 
   it('keeps Unicode prompts intact and does not count interruptions, context or rewound prompts as turns', () => {
-    const prompts = (id: string) => session(id).builder.turns.filter((t) => t.human).map((t) => t.userMessage);
+    const prompts = (id: string) =>
+      session(id)
+        .builder.turns.filter((t) => t.human)
+        .map((t) => t.userMessage);
     assert.match(prompts(C1)[0]!, /🛒$/);
     assert.match(prompts(C1)[3]!, /🎉/);
     assert.match(prompts(C2)[1]!, /「今すぐ支払う」/);

@@ -13,7 +13,18 @@ const C1_FILE = path.join('.claude', 'projects', '-home-dev-acme-shop', `${C1}.j
 const G2_FILE = path.join('.gemini', 'tmp', 'acme-shop', 'chats', 'session-2026-05-14T07-41-5776bca4.jsonl');
 
 function userLine(sessionId: string, text: string, ts: string): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd: '/home/dev/acme-shop', sessionId, version: '2.1.140', type: 'user', message: { role: 'user', content: text }, uuid: `u-${ts}`, timestamp: ts });
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/home/dev/acme-shop',
+    sessionId,
+    version: '2.1.140',
+    type: 'user',
+    message: { role: 'user', content: text },
+    uuid: `u-${ts}`,
+    timestamp: ts,
+  });
 }
 
 describe('incremental trace indexing', () => {
@@ -83,7 +94,10 @@ describe('incremental trace indexing', () => {
     assert.equal(stats.removed, 1);
     assert.equal(service.index.get(a.id)!.builder.humanTurns, 1);
     assert.equal(service.index.get(b.id), undefined);
-    assert.deepEqual(service.index.sessions.map((s) => s.id), [a.id]);
+    assert.deepEqual(
+      service.index.sessions.map((s) => s.id),
+      [a.id],
+    );
   });
 
   it('re-reads a Gemini log whole when it grows (later lines rewrite earlier ones)', async () => {

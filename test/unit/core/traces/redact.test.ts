@@ -35,14 +35,30 @@ describe('secret redaction', () => {
     ['a PGP private key block', 'a\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----\nb', 'a\n[REDACTED]\nb'],
     ['a Google OAuth token', 'tok ya29.a0AfH6SMBx3jklmnopqrstuvwxyz0123', 'tok [REDACTED]'],
     ['a Slack webhook', 'POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX done', 'POST https://[REDACTED] done'],
-    ['an Azure AccountKey', 'AccountName=acct;AccountKey=abc123def456ghi==;EndpointSuffix=core.windows.net', 'AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net'],
+    [
+      'an Azure AccountKey',
+      'AccountName=acct;AccountKey=abc123def456ghi==;EndpointSuffix=core.windows.net',
+      'AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net',
+    ],
   ];
   for (const [what, input, expected] of cases) {
     it(`redacts ${what}`, () => assert.equal(redactText(input), expected));
   }
 
   it('leaves token counts, placeholders and ordinary words alone', () => {
-    for (const text of ['compass: north', 'bypass=yes', '--max-tokens 100', '--pass-file /run/pw', 'the bearer of news', 'output_tokens: 88, input_tokens=5', 'max_tokens=1000', 'token: ${GITHUB_TOKEN}', 'password: <your password>', 'the token was refreshed', 'secret: true']) {
+    for (const text of [
+      'compass: north',
+      'bypass=yes',
+      '--max-tokens 100',
+      '--pass-file /run/pw',
+      'the bearer of news',
+      'output_tokens: 88, input_tokens=5',
+      'max_tokens=1000',
+      'token: ${GITHUB_TOKEN}',
+      'password: <your password>',
+      'the token was refreshed',
+      'secret: true',
+    ]) {
       assert.equal(redactText(text), text);
     }
   });
@@ -91,7 +107,14 @@ describe('secret redaction', () => {
     ];
     const dir = tempDir();
     const bundle = path.join(dir, 'redact.js');
-    buildSync({ entryPoints: [path.resolve(__dirname, '../../../../src/core/traces/redact.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent' });
+    buildSync({
+      entryPoints: [path.resolve(__dirname, '../../../../src/core/traces/redact.ts')],
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
     const script = `
       const { redactText } = require(${JSON.stringify(bundle)});
       const make = (head, unit, n) => head + unit.repeat(Math.floor(n / unit.length));
@@ -108,7 +131,9 @@ describe('secret redaction', () => {
       process.stdout.write(JSON.stringify(out));`;
     const ratios = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 110_000 })) as Record<string, number>;
     assert.deepEqual(Object.keys(ratios).length, inputs.length);
-    const slow = Object.entries(ratios).filter(([, r]) => r > 500).map(([what, r]) => `${what}: ${r.toFixed(1)}x`);
+    const slow = Object.entries(ratios)
+      .filter(([, r]) => r > 500)
+      .map(([what, r]) => `${what}: ${r.toFixed(1)}x`);
     assert.deepEqual(slow, []);
   });
 });

@@ -48,7 +48,15 @@ async function fill(services: Services): Promise<void> {
   const workflow = await services.workflow();
   const wf = await workflow.startWorkflow({ name: 'JWT sessions', description: 'Replace cookies', plan: [{ step: '1', goal: 'Tokens' }] });
   const task = await workflow.startTask({ workflow_id: wf.workflow_id, name: 'Sign tokens', goal: 'Sign and verify', areas: ['src'] });
-  await workflow.logDecision({ task_id: task.task_id, category: 'library_choice', question: 'Which library?', options_considered: ['jose', 'jsonwebtoken'], chosen: 'jose', reasoning: 'Standards.', trade_offs: 'None.' });
+  await workflow.logDecision({
+    task_id: task.task_id,
+    category: 'library_choice',
+    question: 'Which library?',
+    options_considered: ['jose', 'jsonwebtoken'],
+    chosen: 'jose',
+    reasoning: 'Standards.',
+    trade_offs: 'None.',
+  });
   await workflow.completeTask({ task_id: task.task_id, status: 'success', outcome: { summary: 'Signed.', achievements: ['sign'], limitations: [] } });
 
   const review = await services.review();
@@ -85,8 +93,14 @@ describe('ledger export, import and retention', function () {
     assert.equal(document.version, 1);
     assert.equal(document.counts.entries, 3);
     assert.ok(document.counts.tasks === 2 && document.counts.taskTypes === 2 && document.counts.queueAudit > 0, JSON.stringify(document.counts));
-    assert.ok(document.counts.workflows === 1 && document.counts.workflowTasks === 1 && document.counts.workflowEvents >= 3 && document.counts.workflowSnapshots >= 1, JSON.stringify(document.counts));
-    assert.ok(document.counts.reviewRuns === 1 && document.counts.reviewAgents === 2 && document.counts.reviewThreads === 1 && document.counts.reviewComments === 2, JSON.stringify(document.counts));
+    assert.ok(
+      document.counts.workflows === 1 && document.counts.workflowTasks === 1 && document.counts.workflowEvents >= 3 && document.counts.workflowSnapshots >= 1,
+      JSON.stringify(document.counts),
+    );
+    assert.ok(
+      document.counts.reviewRuns === 1 && document.counts.reviewAgents === 2 && document.counts.reviewThreads === 1 && document.counts.reviewComments === 2,
+      JSON.stringify(document.counts),
+    );
     assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600');
     const entry = document.data.entries.find((e) => e.title === 'Fixed checkout')!;
     assert.equal(entry.summary, 'Checkout no longer races.');
@@ -100,9 +114,15 @@ describe('ledger export, import and retention', function () {
     assert.deepEqual(withoutTime(again), withoutTime(document));
     // Imported entries are searchable and the queue hands out the imported tasks in order.
     const found = await (await target.progress()).searchLogs({ projectId: 'shop', text: 'webhook' });
-    assert.deepEqual(found.entries.map((e) => e.title), ['Fixed checkout']);
+    assert.deepEqual(
+      found.entries.map((e) => e.title),
+      ['Fixed checkout'],
+    );
     const tasks = await (await target.queue()).listTasks({ projectId: 'shop-queue' });
-    assert.deepEqual(tasks.tasks.map((t) => t.status), ['queued', 'queued']);
+    assert.deepEqual(
+      tasks.tasks.map((t) => t.status),
+      ['queued', 'queued'],
+    );
   });
 
   it('refuses a conflicting id and imports nothing at all', async () => {
@@ -124,8 +144,14 @@ describe('ledger export, import and retention', function () {
       },
     );
     const after = await (await target.transfer()).exportDocument();
-    assert.deepEqual(after.data.entries.map((e) => e.title), ['Mine']);
-    assert.deepEqual(after.data.projects.map((p) => p.projectId), ['other']);
+    assert.deepEqual(
+      after.data.entries.map((e) => e.title),
+      ['Mine'],
+    );
+    assert.deepEqual(
+      after.data.projects.map((p) => p.projectId),
+      ['other'],
+    );
     // The same file into the ledger it came from: every entry conflicts.
     await assert.rejects((await source.transfer()).importText(JSON.stringify(document)), /already exists in this ledger/);
   });
@@ -135,12 +161,21 @@ describe('ledger export, import and retention', function () {
     const s = services(path.join(dir, 'a'));
     const t = await s.transfer();
     const doc = await t.exportDocument();
-    await assert.rejects(t.importText(JSON.stringify({ ...doc, version: 2 }), 'new.json'), /new\.json is a version 2 ledger export; this Agent Progress reads version 1\. Update Agent Progress to import it\. Nothing was imported\./);
+    await assert.rejects(
+      t.importText(JSON.stringify({ ...doc, version: 2 }), 'new.json'),
+      /new\.json is a version 2 ledger export; this Agent Progress reads version 1\. Update Agent Progress to import it\. Nothing was imported\./,
+    );
     await assert.rejects(t.importText(JSON.stringify({ hello: 1 }), 'x.json'), /x\.json is not an Agent Progress ledger export/);
     await assert.rejects(t.importText('{"format":', 'cut.json'), /cut\.json is not JSON/);
     const bad = { ...doc, data: { ...doc.data, entries: [{ id: 'a', projectId: 'p', createdAt: 'now', tags: [], content: 'c' }] } };
     await assert.rejects(t.importText(JSON.stringify(bad), 'bad.json'), /bad\.json has an invalid record at data\.entries\[0\]\.title/);
-    const orphan = { ...doc, data: { ...doc.data, tasks: [{ taskId: 't1', projectId: 'nope', typeId: 'nope', instructions: 'x', status: 'queued', retryCount: 0, maxRetries: 3, leaseMinutes: 10, createdAt: 'now' }] } };
+    const orphan = {
+      ...doc,
+      data: {
+        ...doc.data,
+        tasks: [{ taskId: 't1', projectId: 'nope', typeId: 'nope', instructions: 'x', status: 'queued', retryCount: 0, maxRetries: 3, leaseMinutes: 10, createdAt: 'now' }],
+      },
+    };
     await assert.rejects(t.importText(JSON.stringify(orphan), 'orphan.json'), /Import refused: the file's records do not fit together .*Nothing was imported\./);
     assert.equal((await t.exportDocument()).counts.tasks, 0);
   });
@@ -167,8 +202,14 @@ describe('ledger export, import and retention', function () {
     assert.ok(result.exportFile && result.exportFile.startsWith(path.join(dir, 'a', 'exports')), result.exportFile);
     const exported = JSON.parse(fs.readFileSync(result.exportFile, 'utf8')) as LedgerDocument;
     assert.equal(exported.scope, 'retention');
-    assert.deepEqual(exported.data.entries.map((e) => e.title), ['Old work on tokens']);
-    assert.deepEqual((await progress.searchLogs({ projectId: 'shop', text: 'tokens' })).entries.map((e) => e.title), ['Newer tokens']);
+    assert.deepEqual(
+      exported.data.entries.map((e) => e.title),
+      ['Old work on tokens'],
+    );
+    assert.deepEqual(
+      (await progress.searchLogs({ projectId: 'shop', text: 'tokens' })).entries.map((e) => e.title),
+      ['Newer tokens'],
+    );
     assert.equal((await (await s.ledger()).progress.listProjects()).find((p) => p.projectId === 'shop')!.entryCount, 1);
     assert.equal(await t.countArchived(), 1);
     assert.equal((await t.exportDocument()).counts.archivedEntries, 1, 'a full export carries the archive');
@@ -190,10 +231,16 @@ describe('ledger export, import and retention', function () {
     const result = await t.applyRetention(plan, { exportFile: file });
     assert.equal(result.removed, 1);
     assert.equal(result.exportFile, file);
-    assert.deepEqual((await progress.searchLogs({ projectId: 'shop' })).entries.map((e) => e.title), []);
+    assert.deepEqual(
+      (await progress.searchLogs({ projectId: 'shop' })).entries.map((e) => e.title),
+      [],
+    );
     assert.equal(await t.countArchived(), 0);
     await t.importFile(file);
-    assert.deepEqual((await progress.searchLogs({ projectId: 'shop', tags: ['x'] })).entries.map((e) => e.title), ['Old']);
+    assert.deepEqual(
+      (await progress.searchLogs({ projectId: 'shop', tags: ['x'] })).entries.map((e) => e.title),
+      ['Old'],
+    );
     // Nothing older: no file, nothing removed.
     const none = await t.applyRetention(await t.planRetention({ days: 30, action: 'delete' }));
     assert.deepEqual({ count: none.count, removed: none.removed, exportFile: none.exportFile }, { count: 0, removed: 0, exportFile: undefined });

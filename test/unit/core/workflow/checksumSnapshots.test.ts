@@ -45,13 +45,40 @@ describe('.gitignore rules outside git', () => {
         'deep/**/x',
       ].join('\n'),
       'pkg/.gitignore': '*.secret\n/local-only\n!*.log\n',
-      'app.log': '', 'important.log': '', 'src/app.ts': '', 'src/debug.log': '',
-      'build/out.js': '', 'src/build/kept.js': '', 'dist/bundle.js': '', 'src/dist': 'a file named dist is kept',
-      'docs/a/b/c.tmp': '', 'docs/c.tmp': '', 'docs/readme.md': '', 'other/x.tmp': '',
-      'cache/1': '', 'src/cache/2': '', 'abc.txt': '', 'axc.txt': '', 'abbc.txt': '',
-      'ax.md': '', 'dx.md': '', '#hash.txt': '', 'trailing.txt': '', 'sub/a.gen': '', 'sub/deeper/b.gen': '',
-      'foo/bar.txt': '', 'foo/keep.txt': '', 'deep/x': '', 'deep/a/b/x': '', 'deep/a/y': '',
-      'pkg/a.secret': '', 'pkg/sub/b.secret': '', 'pkg/local-only': '', 'pkg/sub/local-only': '', 'pkg/trace.log': '', 'pkg/ok.ts': '',
+      'app.log': '',
+      'important.log': '',
+      'src/app.ts': '',
+      'src/debug.log': '',
+      'build/out.js': '',
+      'src/build/kept.js': '',
+      'dist/bundle.js': '',
+      'src/dist': 'a file named dist is kept',
+      'docs/a/b/c.tmp': '',
+      'docs/c.tmp': '',
+      'docs/readme.md': '',
+      'other/x.tmp': '',
+      'cache/1': '',
+      'src/cache/2': '',
+      'abc.txt': '',
+      'axc.txt': '',
+      'abbc.txt': '',
+      'ax.md': '',
+      'dx.md': '',
+      '#hash.txt': '',
+      'trailing.txt': '',
+      'sub/a.gen': '',
+      'sub/deeper/b.gen': '',
+      'foo/bar.txt': '',
+      'foo/keep.txt': '',
+      'deep/x': '',
+      'deep/a/b/x': '',
+      'deep/a/y': '',
+      'pkg/a.secret': '',
+      'pkg/sub/b.secret': '',
+      'pkg/local-only': '',
+      'pkg/sub/local-only': '',
+      'pkg/trace.log': '',
+      'pkg/ok.ts': '',
     });
     const ours = [...(await checksumSnapshot(root, { alwaysExclude: ['.git'] })).manifest.files.keys()].sort();
     execFileSync('git', ['init', '-q'], { cwd: root, env: gitTestEnv() });
@@ -147,7 +174,10 @@ describe('checksum snapshots', function () {
     assert.deepEqual(out.verification.unexpected_files, ['notes.md']);
     assert.equal(out.verification.warnings[0], '⚠️ 1 file(s) modified outside declared scope (src)');
     // After completion only the per-folder cache is kept.
-    assert.deepEqual(fs.readdirSync(manifests).filter((f) => !f.startsWith('cache-')), []);
+    assert.deepEqual(
+      fs.readdirSync(manifests).filter((f) => !f.startsWith('cache-')),
+      [],
+    );
     const before = await h.service.contentAtStart(started.task_id, 'src/a.ts');
     assert.equal(before.kind, 'unavailable');
     assert.match(before.kind === 'unavailable' ? before.reason : '', /not a git repository/);

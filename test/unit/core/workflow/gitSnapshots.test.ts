@@ -169,7 +169,12 @@ describe('workflow snapshots in git', function () {
     const repo = initRepo(path.join(dir, 'mono'), { 'packages/web/src/app.ts': 'a', 'packages/api/index.ts': 'b', 'README.md': 'r' });
     h = await openWorkflow(path.join(dir, 'ledger'), path.join(repo.dir, 'packages', 'web'));
     const wf = await h.service.startWorkflow({ name: 'Web work' });
-    const started = await h.service.startTask({ workflow_id: wf.workflow_id, name: 'Edit the app', goal: 'Change the web app', areas: ['src/app.ts', 'packages/web/package.json'] });
+    const started = await h.service.startTask({
+      workflow_id: wf.workflow_id,
+      name: 'Edit the app',
+      goal: 'Change the web app',
+      areas: ['src/app.ts', 'packages/web/package.json'],
+    });
     assert.equal(started.repository, fs.realpathSync(repo.dir));
     repo.write('packages/web/src/app.ts', 'changed');
     repo.write('packages/web/package.json', '{}');

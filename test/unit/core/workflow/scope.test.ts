@@ -3,10 +3,15 @@
 import * as assert from 'node:assert/strict';
 import { scopeFor, verifyScope } from '../../../../src/core/workflow/scope';
 
-const files = (modified: string[], renamed: { from: string; to: string }[] = []) => ({ added: [], modified, deleted: [], renamed: renamed.map((r) => ({ ...r, similarity: 100 })) });
+const files = (modified: string[], renamed: { from: string; to: string }[] = []) => ({
+  added: [],
+  modified,
+  deleted: [],
+  renamed: renamed.map((r) => ({ ...r, similarity: 100 })),
+});
 
 describe('scope check', () => {
-  it('gives the seed\'s example: utils.ts is outside areas auth and api', () => {
+  it("gives the seed's example: utils.ts is outside areas auth and api", () => {
     assert.deepEqual(verifyScope(files(['auth.ts', 'api.ts', 'utils.ts']), ['auth', 'api']), {
       scope_match: false,
       scope_checked: true,
@@ -35,7 +40,7 @@ describe('scope check', () => {
     assert.ok(scopeFor(['src/*']).inScope('src/deep/file.ts'), 'a folder matched by a glob covers what it holds');
   });
 
-  it('reads areas from the server\'s subfolder of the repository too', () => {
+  it("reads areas from the server's subfolder of the repository too", () => {
     const s = scopeFor(['src/components'], 'packages/web');
     assert.ok(s.inScope('packages/web/src/components/Button.tsx'));
     assert.ok(!s.inScope('packages/api/src/components/x.ts'));

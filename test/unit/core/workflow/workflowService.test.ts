@@ -37,19 +37,33 @@ describe('WorkflowService', function () {
       parent = t.task_id;
     }
     const detail = await h.service.workflowDetail(wf.workflow_id);
-    assert.deepEqual(detail.tasks.map((t) => t.id), ids);
+    assert.deepEqual(
+      detail.tasks.map((t) => t.id),
+      ids,
+    );
     assert.deepEqual(detail.workflow.plan, [{ step: '1', goal: 'Go deep' }]);
     // Completing the outer task first warns about the eleven still running below it.
     const out = await h.service.completeTask({ task_id: ids[0], status: 'partial_success', outcome: OUTCOME });
     assert.match(out.verification.warnings.join('\n'), /11 subtask\(s\) still in progress: "Level 1"/);
-    await assert.rejects(h.service.startTask({ workflow_id: wf.workflow_id, parent_task_id: ids[0], name: 'late', goal: 'g' }), /is already completed \(partial_success\); start subtasks before completing their parent/);
+    await assert.rejects(
+      h.service.startTask({ workflow_id: wf.workflow_id, parent_task_id: ids[0], name: 'late', goal: 'g' }),
+      /is already completed \(partial_success\); start subtasks before completing their parent/,
+    );
   });
 
   it('keeps one ordered event log per workflow: starts, decisions, issues, milestones, completions', async () => {
     const { h } = await harness();
     const wf = await h.service.startWorkflow({ name: 'Timeline' });
     const t = await h.service.startTask({ workflow_id: wf.workflow_id, name: 'Pick a validator', goal: 'g', areas: ['src'] });
-    await h.service.logDecision({ task_id: t.task_id, category: 'library_choice', question: 'Which validation library?', options_considered: ['Zod', 'Yup', 'Joi'], chosen: 'Zod', reasoning: 'Types.', trade_offs: 'Fewer plugins.' });
+    await h.service.logDecision({
+      task_id: t.task_id,
+      category: 'library_choice',
+      question: 'Which validation library?',
+      options_considered: ['Zod', 'Yup', 'Joi'],
+      chosen: 'Zod',
+      reasoning: 'Types.',
+      trade_offs: 'Fewer plugins.',
+    });
     await h.service.logIssue({ task_id: t.task_id, type: 'documentation_gap', description: 'Docs are stale', resolution: 'Read the source' });
     await h.service.logMilestone({ task_id: t.task_id, message: 'Installing...', progress: 25 });
     await h.service.logMilestone({ task_id: t.task_id, message: 'Running tests...', metadata: { suite: 'auth' } });
@@ -57,12 +71,27 @@ describe('WorkflowService', function () {
     assert.equal(running.workflowName, 'Timeline');
     assert.equal(running.task.milestone, 'Running tests...');
     assert.equal(running.task.progress, 25, 'a milestone without progress keeps the last one');
-    await h.service.completeTask({ task_id: t.task_id, status: 'success', outcome: { summary: 'Zod it is.', achievements: ['Schemas'], limitations: [] }, metadata: { tests_status: 'passed', packages_added: ['zod'] } });
+    await h.service.completeTask({
+      task_id: t.task_id,
+      status: 'success',
+      outcome: { summary: 'Zod it is.', achievements: ['Schemas'], limitations: [] },
+      metadata: { tests_status: 'passed', packages_added: ['zod'] },
+    });
     const { events, tasks } = await h.service.workflowDetail(wf.workflow_id);
-    assert.deepEqual(events.map((e) => e.kind), ['workflow_started', 'task_started', 'decision', 'issue', 'milestone', 'milestone', 'task_completed']);
+    assert.deepEqual(
+      events.map((e) => e.kind),
+      ['workflow_started', 'task_started', 'decision', 'issue', 'milestone', 'milestone', 'task_completed'],
+    );
     assert.ok(events.every((e, i) => i === 0 || e.seq > events[i - 1]!.seq));
     const decision = events.find((e) => e.kind === 'decision')!;
-    assert.deepEqual(decision.data, { category: 'library_choice', question: 'Which validation library?', options_considered: ['Zod', 'Yup', 'Joi'], chosen: 'Zod', reasoning: 'Types.', trade_offs: 'Fewer plugins.' });
+    assert.deepEqual(decision.data, {
+      category: 'library_choice',
+      question: 'Which validation library?',
+      options_considered: ['Zod', 'Yup', 'Joi'],
+      chosen: 'Zod',
+      reasoning: 'Types.',
+      trade_offs: 'Fewer plugins.',
+    });
     assert.deepEqual(tasks[0]!.metadata, { tests_status: 'passed', packages_added: ['zod'] });
     assert.equal(tasks[0]!.status, 'success');
     assert.deepEqual(await h.service.runningTasks(), []);
@@ -73,9 +102,19 @@ describe('WorkflowService', function () {
     const wf = await h.service.startWorkflow({ name: 'Reviews' });
     const t = await h.service.startTask({ workflow_id: wf.workflow_id, name: 'Risky change', goal: 'g' });
     const seq0 = await h.service.latestEventSeq();
-    await h.service.logIssue({ task_id: t.task_id, type: 'bug_encountered', description: 'Patched a library bug locally', resolution: 'Monkey patch', requires_human_review: true });
+    await h.service.logIssue({
+      task_id: t.task_id,
+      type: 'bug_encountered',
+      description: 'Patched a library bug locally',
+      resolution: 'Monkey patch',
+      requires_human_review: true,
+    });
     await h.service.logIssue({ task_id: t.task_id, type: 'other', description: 'Minor', resolution: 'Fixed' });
-    await h.service.completeTask({ task_id: t.task_id, status: 'partial_success', outcome: { summary: 'Mostly done', manual_review_needed: true, manual_review_reason: 'Check the patch before release' } });
+    await h.service.completeTask({
+      task_id: t.task_id,
+      status: 'partial_success',
+      outcome: { summary: 'Mostly done', manual_review_needed: true, manual_review_reason: 'Check the patch before release' },
+    });
     const requests = await h.service.reviewRequests(seq0);
     assert.deepEqual(
       requests.map((r) => [r.kind, r.taskName, r.workflowName, r.text]),
@@ -93,7 +132,10 @@ describe('WorkflowService', function () {
     const t = await h.service.startTask({ workflow_id: wf.workflow_id, name: 'Done quickly', goal: 'g' });
     await h.service.completeTask({ task_id: t.task_id, status: 'success', outcome: OUTCOME });
     const before = await h.service.workflowDetail(wf.workflow_id);
-    await assert.rejects(h.service.completeTask({ task_id: t.task_id, status: 'failed', outcome: OUTCOME }), (err: Error & { code?: string }) => err.code === 'conflict' && /already completed \(success\)/.test(err.message));
+    await assert.rejects(
+      h.service.completeTask({ task_id: t.task_id, status: 'failed', outcome: OUTCOME }),
+      (err: Error & { code?: string }) => err.code === 'conflict' && /already completed \(success\)/.test(err.message),
+    );
     await assert.rejects(h.service.logMilestone({ task_id: t.task_id, message: 'late' }), /already completed \(success\) at .*; start a new task with start_task/);
     assert.deepEqual(await h.service.workflowDetail(wf.workflow_id), before);
   });
@@ -118,8 +160,13 @@ describe('WorkflowService', function () {
     const { h } = await harness();
     const wf = await h.service.startWorkflow({ name: 'Ids' });
     const t = await h.service.startTask({ workflow_id: wf.workflow_id, name: 'n', goal: 'g' });
-    await assert.rejects(h.service.logIssue({ task_id: wf.workflow_id, type: 'other', description: 'd', resolution: 'r' }), (err: Error) => new RegExp(`^${wf.workflow_id} is a workflow id, not a task id\\. Start a task in it with start_task`).test(err.message));
-    await assert.rejects(h.service.startTask({ workflow_id: t.task_id, name: 'n', goal: 'g' }), new RegExp(`${t.task_id} is a task id, not a workflow id: its workflow is ${wf.workflow_id}`));
+    await assert.rejects(h.service.logIssue({ task_id: wf.workflow_id, type: 'other', description: 'd', resolution: 'r' }), (err: Error) =>
+      new RegExp(`^${wf.workflow_id} is a workflow id, not a task id\\. Start a task in it with start_task`).test(err.message),
+    );
+    await assert.rejects(
+      h.service.startTask({ workflow_id: t.task_id, name: 'n', goal: 'g' }),
+      new RegExp(`${t.task_id} is a task id, not a workflow id: its workflow is ${wf.workflow_id}`),
+    );
     assert.equal(await h.service.identify(wf.workflow_id), 'workflow');
     assert.equal(await h.service.identify(t.task_id), 'task');
     assert.equal(await h.service.identify('nothing'), undefined);
@@ -134,11 +181,17 @@ describe('WorkflowService', function () {
     await h.service.completeTask({ task_id: t.task_id, status: 'failed', outcome: OUTCOME });
     const { workflows, total } = await h.service.listWorkflows();
     assert.equal(total, 2);
-    assert.deepEqual(workflows.map((w) => [w.name, w.taskCount, w.running, w.failed]), [
-      ['A', 2, 1, 1],
-      ['B', 0, 0, 0],
-    ]);
-    assert.deepEqual((await h.service.listWorkflows({ projectId: 'other-project' })).workflows.map((w) => w.id), [b.workflow_id]);
+    assert.deepEqual(
+      workflows.map((w) => [w.name, w.taskCount, w.running, w.failed]),
+      [
+        ['A', 2, 1, 1],
+        ['B', 0, 0, 0],
+      ],
+    );
+    assert.deepEqual(
+      (await h.service.listWorkflows({ projectId: 'other-project' })).workflows.map((w) => w.id),
+      [b.workflow_id],
+    );
     assert.deepEqual((await h.service.listProjects()).map((p) => p.projectId).sort(), ['other-project', 'shop']);
   });
 
@@ -152,7 +205,10 @@ describe('WorkflowService', function () {
     const listed = out.files_changed.added.length + out.files_changed.modified.length;
     const chars = [...out.files_changed.added, ...out.files_changed.modified].reduce((n, p) => n + p.length + 4, 0);
     assert.ok(listed <= 1_000 && listed >= 250 && chars <= MAX_LISTED_PATH_CHARS, `${listed} files, ${chars} characters`);
-    assert.match(out.verification.warnings.join('\n'), new RegExp(`\\d+ of 1201 changed files are left out of this answer; all are recorded \\(agent-progress tracked-task ${t.task_id} lists them\\)\\.`));
+    assert.match(
+      out.verification.warnings.join('\n'),
+      new RegExp(`\\d+ of 1201 changed files are left out of this answer; all are recorded \\(agent-progress tracked-task ${t.task_id} lists them\\)\\.`),
+    );
     const stored = await h.service.task(t.task_id);
     assert.equal(stored.filesChanged!.added.length, 1_200);
     assert.deepEqual(stored.filesChanged!.modified, ['README.md']);

@@ -20,26 +20,42 @@ describe('agent hooks planning', () => {
   });
 
   it('merges Claude Code hooks into settings that have other keys and hooks, and is idempotent', () => {
-    const existing = JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard.sh' }] }] } }, null, 2);
+    const existing = JSON.stringify(
+      {
+        permissions: { allow: ['Bash(npm test)'] },
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard.sh' }] }] },
+      },
+      null,
+      2,
+    );
     const plan = planHooks(target('claude'), '/ws', existing, input);
     assert.equal(plan.status, 'update');
     const after = JSON.parse(plan.after!) as { permissions: unknown; hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> };
     assert.deepEqual(after.permissions, { allow: ['Bash(npm test)'] });
     assert.deepEqual(after.hooks.PreToolUse, [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard.sh' }] }]);
-    assert.deepEqual(after.hooks.Stop!.map((g) => g.hooks.map((h) => h.command)), [['say done'], [hookCommand(input)]]);
+    assert.deepEqual(
+      after.hooks.Stop!.map((g) => g.hooks.map((h) => h.command)),
+      [['say done'], [hookCommand(input)]],
+    );
     assert.deepEqual(after.hooks.SessionStart, [{ matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: hookCommand(input), timeout: 60 }] }]);
     assert.equal(after.hooks.SessionEnd!.length, 1);
     assert.equal(planHooks(target('claude'), '/ws', plan.after, input).status, 'unchanged');
     // An update of the extension (another folder): replaced, not added twice.
     const moved = planHooks(target('claude'), '/ws', plan.after, { ...input, cliScript: '/new/ext/dist/cli.js' });
     const hooks = (JSON.parse(moved.after!) as { hooks: Record<string, { hooks: { command: string }[] }[]> }).hooks;
-    assert.deepEqual(hooks.Stop!.flatMap((g) => g.hooks.map((h) => h.command)), ['say done', hookCommand({ ...input, cliScript: '/new/ext/dist/cli.js' })]);
+    assert.deepEqual(
+      hooks.Stop!.flatMap((g) => g.hooks.map((h) => h.command)),
+      ['say done', hookCommand({ ...input, cliScript: '/new/ext/dist/cli.js' })],
+    );
   });
 
   it('writes Gemini CLI hooks in its format and refuses a settings file it cannot read', () => {
     const plan = planHooks(target('gemini'), '/ws', '{ // comment\n "mcpServers": {} }', input);
     assert.match(plan.after!, /^\{ \/\/ comment\n/, 'the comment is kept: the file is edited in place');
-    const after = parseJsonConfig(plan.after!, 'settings.json').config as { mcpServers: unknown; hooks: Record<string, { hooks: { name: string; type: string; command: string }[] }[]> };
+    const after = parseJsonConfig(plan.after!, 'settings.json').config as {
+      mcpServers: unknown;
+      hooks: Record<string, { hooks: { name: string; type: string; command: string }[] }[]>;
+    };
     assert.deepEqual(Object.keys(after.hooks), ['SessionStart', 'AfterAgent', 'SessionEnd']);
     assert.equal(after.hooks.SessionStart![0]!.hooks[0]!.command, hookCommand(input, 'gemini'));
     assert.deepEqual(after.mcpServers, {});

@@ -97,9 +97,7 @@ export const progressSchema: SchemaStream = {
     {
       version: 3,
       description: 'digest marks: which session digest parts were written, kept when their entries are archived or deleted',
-      statements: [
-        'CREATE TABLE digest_marks (entry_id TEXT PRIMARY KEY, covered_to INTEGER NOT NULL, covered_until TEXT, created_at TEXT NOT NULL)',
-      ],
+      statements: ['CREATE TABLE digest_marks (entry_id TEXT PRIMARY KEY, covered_to INTEGER NOT NULL, covered_until TEXT, created_at TEXT NOT NULL)'],
     },
   ],
 };
