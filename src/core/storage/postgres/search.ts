@@ -25,6 +25,14 @@ export function searchWords(text: string): string {
  */
 export const SEARCH_WORDS_VERSION = 2;
 
+/** The tsvector of an entry: title words weighted A, content words B. */
+export const ENTRY_SEARCH_SQL = "setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')";
+
+/** The parameters of ENTRY_SEARCH_SQL for a title and content. */
+export function entrySearchParams(title: string, content: string): [string, string] {
+  return [searchWords(title), searchWords(content)];
+}
+
 function lexeme(word: string): string {
   return `'${word.toLowerCase().replace(/'/g, "''")}'`;
 }
