@@ -10,7 +10,7 @@ import { parseFullText, type Phrase } from '../sqlite/search';
 const RUN = /[\p{L}\p{N}]+/gu;
 
 /** The words of a text as unicode61 reads them: diacritics removed, lowercased. */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(RUN) ?? [];
 }
 

@@ -125,7 +125,7 @@ export const APPLICATION_ID = 0x41504c47;
 const MAX_TAIL_BYTES = 256 << 20;
 
 /** The intact records in damaged journal bytes: where a record does not check out, tries the next byte. */
-export function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: number } {
+function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: number } {
   const records: JournalRecord[] = [];
   let damagedBytes = 0;
   let at = 0;

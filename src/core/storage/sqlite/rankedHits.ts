@@ -144,11 +144,6 @@ export class RankedHitsCache {
   /** Queries answered by asking FTS4 for every hit, and saved hits brought up to date with appended entries. */
   readonly stats = { builds: 0, followed: 0 };
 
-  /** Forgets every saved query (tests; a ledger replaced under the store). */
-  clear(): void {
-    this.saved.clear();
-  }
-
   /**
    * The total and one page of the ranked hits of `query` over the whole ledger, or undefined when
    * the index has entries waiting to be indexed (the caller answers from SQL then).
