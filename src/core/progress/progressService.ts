@@ -87,30 +87,6 @@ export class ProgressService {
   }
 
   /**
-   * Stores an entry under an id the caller derived (session digests): false when that id is taken,
-   * which is how two processes writing the same digest end with one entry.
-   */
-  async logProgressOnce(raw: unknown, id: string): Promise<LogProgressOutput | false> {
-    const input = parseInput(logProgressInput, raw);
-    const createdAt = this.clock().toISOString();
-    try {
-      await this.deps.store.insertEntry({
-        id,
-        projectId: input.projectId,
-        title: input.title,
-        content: input.content,
-        createdAt,
-        tags: normaliseTags(input.tags),
-        agentId: input.agentId?.trim() ? input.agentId : null,
-      });
-    } catch (err) {
-      if (err instanceof LedgerError && err.code === 'conflict') return false;
-      throw err;
-    }
-    return { id, projectId: input.projectId, title: input.title, createdAt };
-  }
-
-  /**
    * Logs a session digest under a fixed id with its mark (what it covered), exactly once: false
    * when that part was written before, by any process, even if its entry was archived or deleted.
    */
