@@ -19,11 +19,6 @@ const TEST_COMMAND =
   /(^|[\s;&|(])((npm|pnpm|yarn|bun)\s+(run\s+)?test\b|npm\s+t\b|npx\s+(mocha|jest|vitest|playwright\s+test)\b|(mocha|jest|vitest|pytest|tox|rspec|phpunit)\b|go\s+test\b|cargo\s+(test|nextest)\b|dotnet\s+test\b|mvn\s+(\S+\s+)*test\b|gradle\w*\s+test\b|make\s+(test|check)\b|python3?\s+-m\s+(pytest|unittest)\b)/i;
 const PATH_KEYS = ['file_path', 'filePath', 'path', 'absolute_path', 'notebook_path', 'target_file', 'file'];
 
-export interface CallArgs {
-  name: string;
-  arguments: unknown;
-}
-
 export interface DigestCall {
   name: string;
   status: string;
