@@ -128,8 +128,7 @@ describe('incremental trace indexing', () => {
   });
 
   it('indexes read-only transcripts in read-only folders', async function () {
-    // Root reads every file whatever its mode, so a read-only folder cannot be made for it: skipped as root.
-    if (process.getuid?.() === 0) this.skip();
+    if (process.getuid?.() === 0) this.skip(); // root reads and writes every file whatever its mode, so nothing is read-only for it
     const home = tempDir();
     copyTree(FIXTURE_HOME, home);
     const entries = fs.readdirSync(home, { recursive: true, withFileTypes: true });
