@@ -6,21 +6,17 @@ import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { BUNDLE_ALIASES } from './scripts/bundleAliases.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-// jsonc-parser's main is a UMD file whose factory require()s './impl/format' at run time, which a
-// bundle cannot follow (Connect Agents failed with "Cannot find module './impl/format'"): take its
-// ES module build, which esbuild bundles whole.
-const bundleAliases = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
-
 const node = {
   bundle: true,
   platform: 'node',
-  alias: bundleAliases,
+  alias: BUNDLE_ALIASES,
   target: 'node20',
   format: 'cjs',
   sourcemap: production ? false : 'linked',

@@ -10,6 +10,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { BUNDLE_ALIASES } from '../bundleAliases.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -40,8 +41,7 @@ await esbuild.build({
   format: 'cjs',
   sourcemap: 'inline',
   external: ['vscode', 'mocha'],
-  // As in esbuild.mjs: jsonc-parser's UMD main require()s its parts at run time.
-  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+  alias: BUNDLE_ALIASES,
   logLevel: 'warning',
 });
 console.error(`integration tests: bundled ${tests.length} test file(s) and index.js into ${path.relative(root, outDir) || outDir} in ${Date.now() - started} ms`);

@@ -75,6 +75,11 @@ export function writeUserSettings(userDataDir, extra = {}) {
       2,
     ),
   );
+  // Machine-scoped settings (paths, endpoints) are read from the machine's settings in a remote
+  // window such as code-server's, not from the user's.
+  const machine = Object.fromEntries(Object.entries(extra).filter(([k]) => k.startsWith('agentProgress.')));
+  fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
 }
 
 /** Parses NAME=VALUE strings (repeated --env flags) into an object. */

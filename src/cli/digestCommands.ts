@@ -9,7 +9,7 @@ import { extractiveSummary } from '../core/progress/summariser';
 import { PROVIDERS } from '../core/traces/types';
 import { resolveWorkspace, workflowProjectId } from '../core/workflow/workspace';
 import { truncateText } from '../core/text';
-import { flagSet, flagValue, flagValues, parseArgv, UsageError } from './args';
+import { flagSet, flagValue, flagValues, parseArgv, UsageError, type Parsed } from './args';
 import type { Command, CommandContext } from './command';
 
 function printRun(ctx: CommandContext, run: DigestRun, json: boolean): void {
@@ -25,6 +25,17 @@ function printRun(ctx: CommandContext, run: DigestRun, json: boolean): void {
   if (run.alreadyWritten > 0) ctx.out.line(`${run.alreadyWritten} digest(s) were written by another process meanwhile.`);
   for (const p of run.pending) ctx.out.line(`Not yet: ${p.provider} session ${p.sessionId}${p.dueInMinutes > 0 ? ` (idle in ${p.dueInMinutes} min)` : ''}`);
   if (run.written.length === 0 && run.pending.length === 0 && run.alreadyWritten === 0) ctx.out.line('Nothing to digest: every session of this workspace is in the ledger.');
+}
+
+/** The flags both commands take to narrow capture (the editor passes its settings through them). */
+const EXCLUSION_FLAGS = { 'exclude-provider': { value: true, repeat: true }, 'exclude-folder': { value: true, repeat: true } } as const;
+
+/** The --exclude-provider and --exclude-folder values, each provider checked. */
+function exclusions(p: Parsed): { excludeProviders: string[]; excludeFolders: string[] } {
+  const excludeProviders = flagValues(p, 'exclude-provider');
+  for (const provider of excludeProviders)
+    if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
+  return { excludeProviders, excludeFolders: flagValues(p, 'exclude-folder') };
 }
 
 const digestCommand: Command = {
@@ -54,8 +65,7 @@ Options:
       'idle-minutes': { value: true },
       session: { value: true },
       now: {},
-      'exclude-provider': { value: true, repeat: true },
-      'exclude-folder': { value: true, repeat: true },
+      ...EXCLUSION_FLAGS,
       'dry-run': {},
       json: {},
     });
@@ -64,15 +74,13 @@ Options:
     const idleMinutes = idleRaw === undefined ? undefined : Number(idleRaw);
     if (idleMinutes !== undefined && (!/^\d+(\.\d+)?$/.test(idleRaw!) || !(idleMinutes >= 0 && idleMinutes <= 10_080)))
       throw new UsageError('--idle-minutes must be a number of minutes from 0 to 10080');
-    const excludeProviders = flagValues(p, 'exclude-provider');
-    for (const provider of excludeProviders)
-      if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
+    const excluded = exclusions(p);
     const workspaceFlag = flagValue(p, 'workspace');
     const workspace = workspaceFlag !== undefined ? path.resolve(ctx.cwd, workspaceFlag) : resolveWorkspace(process.env, ctx.cwd);
     if (!isDirectory(workspace)) throw new UsageError(`--workspace ${workspace} is not a folder`);
     const digests = await ctx.services.digests({
       workspace,
-      settings: { ...(idleMinutes !== undefined ? { idleMinutes } : {}), excludeProviders, excludeFolders: flagValues(p, 'exclude-folder') },
+      settings: { ...(idleMinutes !== undefined ? { idleMinutes } : {}), ...excluded },
     });
     const session = flagValue(p, 'session');
     if (session !== undefined && session.trim() === '') throw new UsageError('--session needs a session id or a unique prefix of one (agent-progress digest --dry-run lists them)');
@@ -164,13 +172,11 @@ hook_event_name, source).
 Other events are ignored. --format gemini prints Gemini CLI's JSON (the context as
 hookSpecificOutput.additionalContext). Never exits 2 (which the agents read as "block").`,
   async run(argv, ctx) {
-    const p = parseArgv(argv, { format: { value: true }, 'exclude-provider': { value: true, repeat: true }, 'exclude-folder': { value: true, repeat: true } });
+    const p = parseArgv(argv, { format: { value: true }, ...EXCLUSION_FLAGS });
     if (p.positionals.length > 0) throw new UsageError(`Unexpected argument "${p.positionals[0]}"`);
     const format = flagValue(p, 'format') ?? 'claude';
     if (format !== 'claude' && format !== 'gemini') throw new UsageError('--format must be claude or gemini');
-    const excludeProviders = flagValues(p, 'exclude-provider');
-    for (const provider of excludeProviders)
-      if (!(PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--exclude-provider must be one of ${PROVIDERS.join(', ')}`);
+    const excluded = exclusions(p);
     const input = parseHookInput(await ctx.readStdin(), ctx.cwd);
     const workspace = process.env.AGENT_PROGRESS_WORKSPACE?.trim() ? resolveWorkspace(process.env, input.cwd) : input.cwd;
     if (!isDirectory(workspace)) throw new LedgerError('not_found', `the hook's folder ${workspace} does not exist`);
@@ -187,7 +193,7 @@ hookSpecificOutput.additionalContext). Never exits 2 (which the agents read as "
     const extra = claudeHomeOf(input.transcriptPath);
     const homes = traces.index.homesInUse;
     if (extra && !homes.claude_code.includes(extra)) traces.index.setHomes({ ...homes, claude_code: [...homes.claude_code, extra] });
-    const digests = await ctx.services.digests({ workspace, settings: { excludeProviders, excludeFolders: flagValues(p, 'exclude-folder') } });
+    const digests = await ctx.services.digests({ workspace, settings: excluded });
     const run = await digests.run({ sessionId: input.sessionId, force });
     // Stop's output is not shown to the model; a line on stderr says what happened for --verbose users.
     for (const w of run.written) ctx.out.error(`agent-progress: digest ${w.entryId} written for session ${w.sessionId}`);

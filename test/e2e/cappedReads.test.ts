@@ -7,18 +7,12 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { call, cleanEnv, CLI, rpcError, startServer, type StdioServer } from '../helpers/stdioServer';
+import { call, rpcError, runCli, startServer, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 
 function cli(args: string[], options: { db: string; cwd: string; env?: Record<string, string> }) {
   // Bounded: before the fix these read /dev/zero until memory ran out, or blocked on the FIFO.
-  const run = spawnSync(process.execPath, ['--max-old-space-size=256', CLI, ...args], {
-    env: cleanEnv({ AGENT_PROGRESS_DB_PATH: options.db, ...options.env }),
-    cwd: options.cwd,
-    input: '',
-    timeout: 30_000,
-  });
-  return { status: run.status, stdout: run.stdout?.toString() ?? '', stderr: run.stderr?.toString() ?? '' };
+  return runCli(args, { env: { AGENT_PROGRESS_DB_PATH: options.db, ...options.env }, cwd: options.cwd, timeout: 30_000, nodeArgs: ['--max-old-space-size=256'] });
 }
 
 function fifo(file: string): string {

@@ -3,19 +3,15 @@
 // Through the built server (a real MCP client over stdio) and the CLI as a process.
 
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startChatServer, type ChatServer } from '../helpers/chatServer';
-import { call, cleanEnv, CLI, startServer, type StdioServer } from '../helpers/stdioServer';
+import { call, runCli, startServer, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 
 const SECRET = 'ghp_secretTokenThatMustNotLeave0123456789';
 
-function cli(args: string[], options: { cwd: string; env?: Record<string, string> }) {
-  const run = spawnSync(process.execPath, [CLI, ...args], { env: cleanEnv(options.env), cwd: options.cwd, input: '' });
-  return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
-}
+const cli = (args: string[], options: { cwd: string; env?: Record<string, string> }) => runCli(args, options);
 
 describe('config files: which may set what', function () {
   this.timeout(60_000);

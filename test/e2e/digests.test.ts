@@ -3,12 +3,12 @@
 // as Claude Code runs it (its command string through sh -c, the hook JSON on stdin).
 
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { digestEntryId } from '../../src/core/digests/digestService';
 import { HOOK_TARGETS, planHooks } from '../../src/extension/connect/agentHooks';
-import { cleanEnv, CLI } from '../helpers/stdioServer';
+import { cleanEnv, CLI, runCli } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { writeClaude, writeCodex } from '../helpers/traceFiles';
 
@@ -34,10 +34,7 @@ function run(
   });
 }
 
-function cliSync(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env: cleanEnv(env), input: '' });
-  return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
-}
+const cliSync = (args: string[], env: Record<string, string>) => runCli(args, { env });
 
 describe('session digests from the CLI', function () {
   this.timeout(120_000);

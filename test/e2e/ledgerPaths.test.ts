@@ -6,13 +6,12 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { call, cleanEnv, CLI, rpcError, startServer } from '../helpers/stdioServer';
+import { call, rpcError, runCli, startServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 
 function cli(args: string[], db: string) {
   // A bounded wait: reading a FIFO used to block forever.
-  const run = spawnSync(process.execPath, [CLI, ...args], { env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }), cwd: path.dirname(db), input: '', timeout: 30_000 });
-  return { status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+  return runCli(args, { env: { AGENT_PROGRESS_DB_PATH: db }, cwd: path.dirname(db), timeout: 30_000 });
 }
 
 /** Every name in the folder with its kind and content, to show that nothing changed. */

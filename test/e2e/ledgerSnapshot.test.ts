@@ -4,11 +4,10 @@
 // Through the built server over stdio and the CLI as a process; data.db read with sql.js.
 
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
-import { call, cleanEnv, CLI, startServer, type StdioServer } from '../helpers/stdioServer';
+import { call, runCli, startServer, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { waitFor } from '../helpers/wait';
 
@@ -52,12 +51,8 @@ describe('data.db, a SQLite file any reader can open', function () {
     const ours = ['data.db.tmp-4242-deadbeef', 'data.db.journal.tmp-4242-0badf00d'];
     const theirs = ['data.db.tmp-keep', 'data.db.tmp-4242-deadbeef.bak', 'other.db.tmp-4242-deadbeef'];
     for (const name of [...ours, ...theirs]) fs.writeFileSync(path.join(dir, name), 'left by a process killed with -9');
-    const r = spawnSync(process.execPath, [CLI, 'log', '-p', 'p', '--title', 'From the CLI', '--content', 'c'], {
-      env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db }),
-      cwd: dir,
-      input: '',
-    });
-    assert.equal(r.status, 0, r.stderr.toString());
+    const r = runCli(['log', '-p', 'p', '--title', 'From the CLI', '--content', 'c'], { env: { AGENT_PROGRESS_DB_PATH: db }, cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(await titlesIn(db), ['From the CLI']);
     for (const name of ours) assert.equal(fs.existsSync(path.join(dir, name)), false, `${name} removed`);
     for (const name of theirs) assert.equal(fs.existsSync(path.join(dir, name)), true, `${name} kept`);

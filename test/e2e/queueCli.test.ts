@@ -17,8 +17,8 @@ describe('queue CLI', function () {
     const r = spawnSync(process.execPath, [CLI, ...args], { env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db, ...env }), cwd: dir });
     return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const json = <T = Record<string, any>>(args: string[], env: Record<string, string> = {}): T => {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     const r = run([...args, '--json'], env);
     assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
     return JSON.parse(r.stdout) as T;

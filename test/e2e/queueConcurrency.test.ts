@@ -23,24 +23,30 @@ describe('many agents, one queue', function () {
     await admin.close();
 
     const agents: StdioServer[] = await Promise.all(Array.from({ length: 10 }, () => startServer({ db, args: ['--toolset', 'queue'] })));
-    const done = await Promise.all(
-      agents.map(async (s, n) => {
-        await call(s, 'register_agent', { projectId: 'drain', agentName: `agent-${n}` });
-        const mine: string[] = [];
-        for (;;) {
-          const r = (await call(s, 'request_task', {})).structuredContent as { task: { id: string; assignedTo: string } | null; reason: string; alreadyAssigned: boolean };
-          if (!r.task) {
-            assert.equal(r.reason, 'empty');
-            return mine;
+    // Closed whatever happens: a server left running keeps mocha (and the CI run) from exiting.
+    let done: string[][];
+    try {
+      done = await Promise.all(
+        agents.map(async (s, n) => {
+          const registered = await call(s, 'register_agent', { projectId: 'drain', agentName: `agent-${n}` });
+          assert.ok(!registered.isError, `agent-${n} registered: ${JSON.stringify(registered.content)}`);
+          const mine: string[] = [];
+          for (;;) {
+            const r = (await call(s, 'request_task', {})).structuredContent as { task: { id: string; assignedTo: string } | null; reason: string; alreadyAssigned: boolean };
+            if (!r.task) {
+              assert.equal(r.reason, 'empty');
+              return mine;
+            }
+            assert.equal(r.alreadyAssigned, false, 'an agent is only handed a task it does not already hold');
+            assert.equal(r.task.assignedTo, `agent-${n}`);
+            mine.push(r.task.id);
+            await call(s, 'complete_task', { taskId: r.task.id, explanation: `done by agent-${n}` });
           }
-          assert.equal(r.alreadyAssigned, false, 'an agent is only handed a task it does not already hold');
-          assert.equal(r.task.assignedTo, `agent-${n}`);
-          mine.push(r.task.id);
-          await call(s, 'complete_task', { taskId: r.task.id, explanation: `done by agent-${n}` });
-        }
-      }),
-    );
-    await Promise.all(agents.map((s) => s.close()));
+        }),
+      );
+    } finally {
+      await Promise.all(agents.map((s) => s.close().catch(() => undefined)));
+    }
 
     const all = done.flat();
     assert.equal(all.length, 1_000, 'every task was handed out');

@@ -12,6 +12,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
+import { failOnCi } from './ci';
 
 export const PG_TEST_PASSWORD = 'ap-test-s3cret-pw';
 
@@ -179,8 +180,7 @@ async function start(bin: string): Promise<TestPostgres> {
 export async function testPostgres(): Promise<TestPostgres | undefined> {
   const bin = findPostgresBin();
   if (!bin) {
-    if (process.env.CI || process.env.AP_REQUIRE_POSTGRES)
-      throw new Error('PostgreSQL is not installed, but CI must run the PostgreSQL tests: apt-get install -y postgresql (see .ci/run).');
+    failOnCi('PostgreSQL is not installed, but CI must run the PostgreSQL tests: apt-get install -y postgresql (see .ci/run).', 'AP_REQUIRE_POSTGRES');
     return undefined;
   }
   starting ??= start(bin);

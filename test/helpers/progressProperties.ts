@@ -1041,10 +1041,10 @@ function cut(s: string, max: number): string {
 /** Odd but storable text within a limit (non-blank when required, no control characters for identifiers). */
 export function validText(max: number, opts: { required?: boolean; identifier?: boolean } = {}): fc.Arbitrary<string> {
   return fc.tuple(fc.oneof(weirdText(8), fc.constantFrom(...WORDS), fc.lorem({ maxCount: 5 })), fc.constantFrom(...WORDS)).map(([s, word]) => {
-    // eslint-disable-next-line no-control-regex -- removing exactly the control characters
     let t = s
       .replaceAll('\0', '')
       .toWellFormed()
+      // eslint-disable-next-line no-control-regex -- removing exactly the control characters
       .replace(opts.identifier ? /[\u0000-\u001f\u007f]/g : /(?!)/g, '')
       .replace(/^\ufeff+/, '');
     if (opts.required && t.trim() === '') t = word + t;

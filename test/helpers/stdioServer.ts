@@ -1,5 +1,6 @@
 // The built server (dist/server.js) spawned as a real process, with a real SDK Client over stdio.
 
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -28,6 +29,18 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   }
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
+}
+
+/**
+ * Runs the built CLI (dist/cli.js) as a process with a clean environment and empty stdin.
+ * `timeout` bounds a run that could block (ms); `nodeArgs` go to node before the script.
+ */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; timeout?: number; nodeArgs?: string[] } = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], { env: cleanEnv(options.env), cwd: options.cwd, input: '', timeout: options.timeout });
+  return { status: run.status, stdout: run.stdout?.toString() ?? '', stderr: run.stderr?.toString() ?? '' };
 }
 
 export async function startServer(options: {

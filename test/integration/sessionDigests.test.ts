@@ -12,25 +12,10 @@ import { CommandIds, ViewIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
 import type { ProgressLogNode } from '../../src/extension/progressLog/progressLogItems';
 import { digestSessionOf } from '../../src/extension/progressLog/entryPanels';
+import { appendClaudeTurn } from '../helpers/digestSessions';
 import { EXTENSION_ID, until } from './util';
 
 const SESSION = '5e55a0d1-7c1b-4d2e-9f00-d16e57ab1e01';
-
-function record(cwd: string, type: 'user' | 'assistant', at: number, n: number, message: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    userType: 'external',
-    cwd,
-    sessionId: SESSION,
-    version: '2.1.140',
-    type,
-    uuid: `u-${n}`,
-    timestamp: new Date(at).toISOString(),
-    message,
-    ...extra,
-  });
-}
 
 describe('Session digests in VS Code', function () {
   this.timeout(120_000);
@@ -53,42 +38,13 @@ describe('Session digests in VS Code', function () {
     const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     const dir = path.join(claudeHome, 'projects', workspace.replace(/[^A-Za-z0-9]/g, '-'));
     fs.mkdirSync(dir, { recursive: true });
-    const t = Date.now() - 4000;
-    const lines = [
-      record(workspace, 'user', t, 1, { role: 'user', content: 'Add a coupon field to the cart' }),
-      record(
-        workspace,
-        'assistant',
-        t + 1000,
-        2,
-        {
-          model: 'claude-opus-4-5-20251101',
-          id: 'msg_1',
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Edit', input: { file_path: path.join(workspace, 'src', 'cart.ts'), old_string: 'a', new_string: 'b' } }],
-          usage: { input_tokens: 10, output_tokens: 5 },
-        },
-        { requestId: 'req_1' },
-      ),
-      record(workspace, 'user', t + 2000, 3, { role: 'user', content: [{ tool_use_id: 'toolu_1', type: 'tool_result', content: 'ok' }] }),
-      record(
-        workspace,
-        'assistant',
-        t + 3000,
-        4,
-        {
-          model: 'claude-opus-4-5-20251101',
-          id: 'msg_2',
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'text', text: 'Done.' }],
-          usage: { input_tokens: 5, output_tokens: 5 },
-        },
-        { requestId: 'req_2' },
-      ),
-    ];
-    fs.writeFileSync(path.join(dir, `${SESSION}.jsonl`), lines.join('\n') + '\n');
+    appendClaudeTurn(path.join(dir, `${SESSION}.jsonl`), {
+      sessionId: SESSION,
+      cwd: workspace,
+      at: new Date(Date.now() - 4000),
+      prompt: 'Add a coupon field to the cart',
+      calls: [{ name: 'Edit', input: { file_path: path.join(workspace, 'src', 'cart.ts'), old_string: 'a', new_string: 'b' } }],
+    });
     await config().update('traces.claudeHome', claudeHome, vscode.ConfigurationTarget.Global);
     // First a long idle time: the session is busy, so it is counted and not digested.
     await config().update('sessionDigests.idleMinutes', 60, vscode.ConfigurationTarget.Workspace);

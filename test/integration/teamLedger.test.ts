@@ -1,7 +1,7 @@
 // Inside a real VS Code: Copy Ledger To or From PostgreSQL, run as a script would run it, copies
 // the workspace's ledger into a throwaway PostgreSQL database with its counts checked, refuses to
 // copy into it again without force, and never shows the password. Skipped (with a message) when
-// PostgreSQL is not installed on this machine.
+// PostgreSQL is not installed on this machine, except on CI, where that fails.
 
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { openLedger } from '../../src/core/storage/openLedger';
 import { CommandIds } from '../../src/extension/commandIds';
 import type { AgentProgressApi } from '../../src/extension/extension';
-import { PG_TEST_PASSWORD, SKIP_MESSAGE, testPostgres } from '../helpers/postgres';
+import { PG_TEST_PASSWORD, usePostgres } from '../helpers/postgres';
 import { EXTENSION_ID } from './util';
 
 const run = promisify(execFile);
@@ -21,13 +21,11 @@ describe('Team ledger: Copy Ledger To or From PostgreSQL', function () {
   let api: AgentProgressApi;
   let url: string;
 
+  // Skips without PostgreSQL on this machine; on CI (which installs it) a missing server fails instead.
+  const server = usePostgres();
+
   before(async function () {
-    const server = await testPostgres().catch(() => undefined);
-    if (!server) {
-      console.log(`      ${SKIP_MESSAGE}`);
-      this.skip(); // no PostgreSQL binaries on this machine (CI installs them)
-    }
-    url = await server.createDatabase();
+    url = await server().createDatabase();
     const extension = vscode.extensions.getExtension<AgentProgressApi>(EXTENSION_ID)!;
     api = await extension.activate();
     const cli = path.join(extension.extensionPath, 'dist', 'cli.js');

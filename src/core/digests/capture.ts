@@ -6,6 +6,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readRegularTextSync } from '../regularFile';
 import { PROVIDERS, type Provider } from '../traces/types';
 import { globMatcher } from '../workflow/globMatcher';
 
@@ -47,7 +48,8 @@ export function resolveCapturePolicy(workspace: string, settings: CaptureSetting
     const st = fs.lstatSync(file);
     if (!st.isFile()) return off(policy, `${CAPTURE_FILE} is not a regular file; capture is off until it is fixed or removed`);
     if (st.size > CAPTURE_FILE_MAX) return off(policy, `${CAPTURE_FILE} is larger than 64 KB; capture is off until it is fixed`);
-    text = fs.readFileSync(file, 'utf8');
+    // Checked again on the descriptor, capped, non-blocking: the file may change after the lstat.
+    text = readRegularTextSync(file, { maxBytes: CAPTURE_FILE_MAX, what: 'The capture file' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return policy;
     return off(policy, `${CAPTURE_FILE} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); capture is off until it is fixed`);

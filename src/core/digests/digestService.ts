@@ -11,7 +11,7 @@ import type { Logger } from '../log';
 import type { ProgressService } from '../progress/progressService';
 import type { Summariser } from '../progress/summariser';
 import type { LogEntry } from '../progress/types';
-import { LINK_SLACK_MS } from '../traces/ledgerLink';
+import { window } from '../traces/ledgerLink';
 import type { IndexedSession } from '../traces/traceIndex';
 import type { TraceService } from '../traces/traceService';
 import type { ToolCallPayload } from '../traces/types';
@@ -247,10 +247,10 @@ export class DigestService {
 
   /** Entries the agent logged itself while the session ran: same project, its time window, not a digest, not someone else's. */
   private async linkedEntries(progress: ProgressService, projectId: string, s: IndexedSession, start: string | null, end: string | null): Promise<LinkedEntry[]> {
-    if (!start) return [];
-    const from = new Date(Date.parse(start) - LINK_SLACK_MS).toISOString();
-    const to = new Date(Date.parse(end ?? start) + LINK_SLACK_MS).toISOString();
-    if (from.startsWith('+') || to.startsWith('+') || Number.isNaN(Date.parse(from))) return [];
+    // The same window the traces tools link a session to the ledger with.
+    const w = window(start, end);
+    if (!w || w.from.startsWith('+') || w.to.startsWith('+')) return [];
+    const { from, to } = w;
     const family = { claude_code: /claude/i, codex: /codex|openai|gpt/i, gemini: /gemini/i, vscode_copilot: /copilot|vscode/i }[s.provider];
     try {
       const found = await progress.searchLogs({ projectId, startDate: from, endDate: to, limit: 100 });

@@ -19,11 +19,6 @@ const TEST_COMMAND =
   /(^|[\s;&|(])((npm|pnpm|yarn|bun)\s+(run\s+)?test\b|npm\s+t\b|npx\s+(mocha|jest|vitest|playwright\s+test)\b|(mocha|jest|vitest|pytest|tox|rspec|phpunit)\b|go\s+test\b|cargo\s+(test|nextest)\b|dotnet\s+test\b|mvn\s+(\S+\s+)*test\b|gradle\w*\s+test\b|make\s+(test|check)\b|python3?\s+-m\s+(pytest|unittest)\b)/i;
 const PATH_KEYS = ['file_path', 'filePath', 'path', 'absolute_path', 'notebook_path', 'target_file', 'file'];
 
-export interface CallArgs {
-  name: string;
-  arguments: unknown;
-}
-
 export interface DigestCall {
   name: string;
   status: string;
@@ -113,6 +108,11 @@ export function isTestCommand(command: string): boolean {
   return TEST_COMMAND.test(command);
 }
 
+/** A call failed when its status says so or it exited non-zero. */
+function callFailed(call: DigestCall): boolean {
+  return call.status === 'error' || (call.exitCode !== null && call.exitCode !== 0);
+}
+
 function displayPath(file: string, cwd: string | null): string {
   if (cwd && path.isAbsolute(file)) {
     const rel = path.relative(cwd, file);
@@ -167,10 +167,9 @@ export function buildDigest(input: DigestInput): DigestText {
   const commands = input.calls.flatMap((call) => {
     const command = commandOf({ name: call.name, arguments: call.args });
     if (command === undefined) return [];
-    const failed = call.status === 'error' || (call.exitCode !== null && call.exitCode !== 0);
-    return [{ command: short(command, 200), failed, exitCode: call.exitCode, test: isTestCommand(command) }];
+    return [{ command: short(command, 200), failed: callFailed(call), exitCode: call.exitCode, test: isTestCommand(command) }];
   });
-  const failedCalls = input.calls.filter((c) => c.status === 'error' || (c.exitCode !== null && c.exitCode !== 0)).length;
+  const failedCalls = input.calls.filter(callFailed).length;
   const tokens = zeroTokens();
   for (const t of turns) addTokens(tokens, t.tokens);
 

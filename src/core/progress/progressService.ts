@@ -8,9 +8,9 @@ import type { Logger } from '../log';
 import type { ProgressStore } from '../storage/store';
 import { fold } from '../text';
 import { parseInput, parseIsoDate } from '../validation';
-import { getContextInput, LIMITS, logProgressInput, searchLogsInput, type GetContextOutput, type LogProgressOutput, type SearchLogsOutput } from './schemas';
+import { getContextInput, LIMITS, logProgressInput, searchLogsInput, type GetContextOutput, type LogProgressInput, type LogProgressOutput, type SearchLogsOutput } from './schemas';
 import type { SummaryProvider, Summariser } from './summariser';
-import type { DigestMark, EntryListing, LogEntry, ProjectInfo, SummarySource, TagCount } from './types';
+import type { DigestMark, EntryListing, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from './types';
 
 /** 12 characters of nanoid's URL-safe alphabet (short, URL-safe, 72 random bits). */
 export const newEntryId = (): string => nanoid(12);
@@ -48,6 +48,12 @@ export function normaliseTags(tags: readonly string[] | undefined): string[] {
   return out;
 }
 
+/** The entry log_progress input stores: tags normalised, a blank agent id none. */
+function newEntry(input: LogProgressInput, id: string, createdAt: string): NewEntry {
+  const agentId = input.agentId && input.agentId.trim() !== '' ? input.agentId : null;
+  return { id, projectId: input.projectId, title: input.title, content: input.content, createdAt, tags: normaliseTags(input.tags), agentId };
+}
+
 /** Letters of the last word typed before quickSearch takes it as a prefix. */
 const MIN_PREFIX = 3;
 
@@ -64,20 +70,11 @@ export class ProgressService {
 
   async logProgress(raw: unknown): Promise<LogProgressOutput> {
     const input = parseInput(logProgressInput, raw);
-    const agentId = input.agentId && input.agentId.trim() !== '' ? input.agentId : null;
     const createdAt = this.clock().toISOString();
     for (let attempt = 0; ; attempt++) {
       const id = this.newId();
       try {
-        await this.deps.store.insertEntry({
-          id,
-          projectId: input.projectId,
-          title: input.title,
-          content: input.content,
-          createdAt,
-          tags: normaliseTags(input.tags),
-          agentId,
-        });
+        await this.deps.store.insertEntry(newEntry(input, id, createdAt));
         return { id, projectId: input.projectId, title: input.title, createdAt };
       } catch (err) {
         if (err instanceof LedgerError && err.code === 'conflict' && attempt < 3) continue;
@@ -87,46 +84,13 @@ export class ProgressService {
   }
 
   /**
-   * Stores an entry under an id the caller derived (session digests): false when that id is taken,
-   * which is how two processes writing the same digest end with one entry.
-   */
-  async logProgressOnce(raw: unknown, id: string): Promise<LogProgressOutput | false> {
-    const input = parseInput(logProgressInput, raw);
-    const createdAt = this.clock().toISOString();
-    try {
-      await this.deps.store.insertEntry({
-        id,
-        projectId: input.projectId,
-        title: input.title,
-        content: input.content,
-        createdAt,
-        tags: normaliseTags(input.tags),
-        agentId: input.agentId?.trim() ? input.agentId : null,
-      });
-    } catch (err) {
-      if (err instanceof LedgerError && err.code === 'conflict') return false;
-      throw err;
-    }
-    return { id, projectId: input.projectId, title: input.title, createdAt };
-  }
-
-  /**
    * Logs a session digest under a fixed id with its mark (what it covered), exactly once: false
    * when that part was written before, by any process, even if its entry was archived or deleted.
    */
   async logDigestOnce(raw: unknown, id: string, mark: DigestMark): Promise<LogProgressOutput | false> {
     const input = parseInput(logProgressInput, raw);
     const createdAt = this.clock().toISOString();
-    const entry = {
-      id,
-      projectId: input.projectId,
-      title: input.title,
-      content: input.content,
-      createdAt,
-      tags: normaliseTags(input.tags),
-      agentId: input.agentId?.trim() ? input.agentId : null,
-    };
-    if (!(await this.deps.store.insertDigest(entry, mark))) return false;
+    if (!(await this.deps.store.insertDigest(newEntry(input, id, createdAt), mark))) return false;
     return { id, projectId: input.projectId, title: input.title, createdAt };
   }
 

@@ -85,8 +85,6 @@ export interface NotificationPayload {
   call_id?: string;
 }
 
-export type EventPayload = UserPayload | MessagePayload | ReasoningPayload | ToolCallPayload | ToolResultPayload | TokenUsagePayload | NotificationPayload;
-
 /** An event as a reader produces it, before the index numbers it. */
 export type ParsedEvent =
   | { type: 'User'; timestamp: string | null; payload: UserPayload; human: boolean }

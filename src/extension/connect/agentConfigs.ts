@@ -267,7 +267,7 @@ export function foreignConflicts(plans: readonly FilePlan[]): { file: string; na
 }
 
 /** Writes the plans that change something: parent folders created, each file replaced atomically. */
-export function applyPlans(plans: readonly FilePlan[]): void {
+export function applyPlans(plans: readonly Pick<FilePlan, 'status' | 'file' | 'after'>[]): void {
   for (const plan of plans) {
     if ((plan.status !== 'create' && plan.status !== 'update') || plan.after === undefined) continue;
     fs.mkdirSync(path.dirname(plan.file), { recursive: true });

@@ -60,26 +60,24 @@ function formattingOf(text: string): FormattingOptions {
  * `disabled`) are kept; an entry that is not an object is replaced whole.
  */
 export function upsertJsonServerText(text: string, rootKey: string, name: string, entry: JsonObject): string {
-  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
-  let out = text.slice(bom.length);
-  const formattingOptions = formattingOf(out);
-  if (out.trim() === '') out = '{}';
-  const servers = parseJsonConfig(out, 'the file').config[rootKey];
+  const servers = parseJsonConfig(text, 'the file').config[rootKey];
   const current = servers && typeof servers === 'object' ? (servers as JsonObject)[name] : undefined;
   const whole = current === null || typeof current !== 'object' || Array.isArray(current);
-  const edits = whole ? [[[rootKey, name], entry] as const] : Object.entries(entry).map(([k, v]) => [[rootKey, name, k], v] as const);
-  for (const [at, value] of edits) out = applyEdits(out, modify(out, [...at], value, { formattingOptions }));
-  if (!out.endsWith('\n')) out += formattingOptions.eol;
-  return bom + out;
+  return editJsonText(text, whole ? [[[rootKey, name], entry]] : Object.entries(entry).map(([k, v]) => [[rootKey, name, k], v]));
 }
 
 /** The text with the value at `at` set, edited in place like `upsertJsonServerText` (comments and layout kept). */
 export function setJsonText(text: string, at: readonly string[], value: unknown): string {
+  return editJsonText(text, [[at, value]]);
+}
+
+/** The one in-place edit: each value set at its path in turn, in the file's own indentation and line ends, BOM kept. */
+function editJsonText(text: string, edits: readonly (readonly [readonly string[], unknown])[]): string {
   const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
   let out = text.slice(bom.length);
   const formattingOptions = formattingOf(out);
   if (out.trim() === '') out = '{}';
-  out = applyEdits(out, modify(out, [...at], value, { formattingOptions }));
+  for (const [at, value] of edits) out = applyEdits(out, modify(out, [...at], value, { formattingOptions }));
   if (!out.endsWith('\n')) out += formattingOptions.eol;
   return bom + out;
 }

@@ -1,7 +1,7 @@
 // The Progress Log: its tree, the entry pages, search and the tag filter.
 
 import type * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
+import { CommandIds, ViewIds } from '../commandIds';
 import { Feature, type CommandLine, type Shared } from '../feature';
 import { refreshProgressLog } from './commands/refreshProgressLog';
 import { showMoreEntries } from './commands/showMoreEntries';
@@ -14,7 +14,8 @@ import { filterByTag } from './commands/filterByTag';
 import { clearTagFilter } from './commands/clearTagFilter';
 import { EntryPanels } from './entryPanels';
 import type { ProgressLogNode } from './progressLogItems';
-import { registerProgressLogView, type ProgressLogProvider } from './progressLogProvider';
+import { ProgressLogProvider } from './progressLogProvider';
+import { treeView } from '../views/treeView';
 
 export interface ProgressLogDeps extends Shared {
   entries: EntryPanels;
@@ -37,6 +38,7 @@ export const COMMANDS: readonly CommandLine<ProgressLogDeps>[] = [
 
 export function activateProgressLog(shared: Shared, commands: readonly CommandLine<ProgressLogDeps>[] = COMMANDS): Feature<ProgressLogDeps> {
   const entries = new EntryPanels(shared.context.extensionUri, shared.host, shared.logger);
-  const { provider, view } = registerProgressLogView(shared.context, shared.host);
-  return new Feature({ ...shared, entries, progressLog: provider, progressLogView: view }, commands, [entries]);
+  const progressLog = new ProgressLogProvider(shared.host);
+  const progressLogView = treeView(ViewIds.progressLog, progressLog);
+  return new Feature({ ...shared, entries, progressLog, progressLogView }, commands, [entries, progressLog, progressLogView]);
 }

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { toTreeItem, tooltipMarkdown } from '../views/treeItem';
-import { ContextKeys, ViewIds } from '../commandIds';
+import { ContextKeys } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
 import { entryTooltip, toTreeItemData, type ProgressLogNode } from './progressLogItems';
 
@@ -85,11 +85,4 @@ export class ProgressLogProvider extends Disposable implements vscode.TreeDataPr
     }
     return item;
   }
-}
-
-export function registerProgressLogView(context: vscode.ExtensionContext, host: LedgerConnection): { provider: ProgressLogProvider; view: vscode.TreeView<ProgressLogNode> } {
-  const provider = new ProgressLogProvider(host);
-  const view = vscode.window.createTreeView(ViewIds.progressLog, { treeDataProvider: provider, showCollapseAll: true });
-  context.subscriptions.push(provider, view);
-  return { provider, view };
 }

@@ -1,7 +1,7 @@
 // The task queue: its tree, the status bar item, the task pages and the operator's commands.
 
 import type * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
+import { CommandIds, ViewIds } from '../commandIds';
 import { Feature, type CommandLine, type Shared } from '../feature';
 import { refreshTaskQueue } from './commands/refreshTaskQueue';
 import { openTask } from './commands/openTask';
@@ -15,7 +15,8 @@ import { closeQueueProject } from './commands/closeQueueProject';
 import { QueueStatus } from './queueStatus';
 import { TaskPanels } from './taskPanels';
 import type { TaskQueueNode } from './taskQueueItems';
-import { registerTaskQueueView, type TaskQueueProvider } from './taskQueueProvider';
+import { TaskQueueProvider } from './taskQueueProvider';
+import { treeView } from '../views/treeView';
 
 export interface QueueDeps extends Shared {
   taskQueue: TaskQueueProvider;
@@ -38,8 +39,9 @@ export const COMMANDS: readonly CommandLine<QueueDeps>[] = [
 ];
 
 export function activateQueue(shared: Shared, commands: readonly CommandLine<QueueDeps>[] = COMMANDS): Feature<QueueDeps> {
-  const { provider, view } = registerTaskQueueView(shared.context, shared.host);
+  const taskQueue = new TaskQueueProvider(shared.host);
+  const taskQueueView = treeView(ViewIds.taskQueue, taskQueue);
   const taskPanels = new TaskPanels(shared.context.extensionUri, shared.host, shared.logger);
   const queueStatus = new QueueStatus(shared.host);
-  return new Feature({ ...shared, taskQueue: provider, taskQueueView: view, taskPanels, queueStatus }, commands, [taskPanels, queueStatus]);
+  return new Feature({ ...shared, taskQueue, taskQueueView, taskPanels, queueStatus }, commands, [taskQueue, taskQueueView, taskPanels, queueStatus]);
 }

@@ -5,7 +5,6 @@ import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { toTreeItem } from '../views/treeItem';
 import type { TaskStatus } from '../../core/queue/types';
-import { ViewIds } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
 import { countOf, STATUS_ORDER, toQueueItemData, type TaskQueueNode } from './taskQueueItems';
 
@@ -85,11 +84,4 @@ export class TaskQueueProvider extends Disposable implements vscode.TreeDataProv
       this.countdown = undefined;
     }
   }
-}
-
-export function registerTaskQueueView(context: vscode.ExtensionContext, host: LedgerConnection): { provider: TaskQueueProvider; view: vscode.TreeView<TaskQueueNode> } {
-  const provider = new TaskQueueProvider(host);
-  const view = vscode.window.createTreeView(ViewIds.taskQueue, { treeDataProvider: provider, showCollapseAll: true });
-  context.subscriptions.push(provider, view);
-  return { provider, view };
 }

@@ -2,7 +2,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
+import { CommandIds, ViewIds } from '../commandIds';
 import { Feature, type CommandLine, type Shared } from '../feature';
 import { startReview } from './commands/startReview';
 import { refreshReview } from './commands/refreshReview';
@@ -18,7 +18,8 @@ import { reopenReviewThread } from './commands/reopenReviewThread';
 import { ReviewComments } from './reviewComments';
 import type { ReviewNode } from './reviewItems';
 import { ReviewModel } from './reviewModel';
-import { registerReviewView, type ReviewProvider } from './reviewProvider';
+import { ReviewProvider } from './reviewProvider';
+import { treeView } from '../views/treeView';
 import { ReviewStatus } from './reviewStatus';
 import { ReviewStatusFile, STATUS_FILE_NAME } from './reviewStatusFile';
 
@@ -49,13 +50,16 @@ export const COMMANDS: readonly CommandLine<ReviewDeps>[] = [
 export function activateReview(shared: Shared, commands: readonly CommandLine<ReviewDeps>[] = COMMANDS): Feature<ReviewDeps> {
   const { context, host, logger } = shared;
   const reviewModel = new ReviewModel(host, logger);
-  const { provider, view } = registerReviewView(context, reviewModel);
+  const review = new ReviewProvider(reviewModel);
+  const reviewView = treeView(ViewIds.review, review);
   const reviewStatus = new ReviewStatus(reviewModel);
   const reviewStatusFile = new ReviewStatusFile(path.join((context.storageUri ?? context.globalStorageUri).fsPath, STATUS_FILE_NAME), reviewModel, logger);
   const reviewComments = new ReviewComments(reviewModel, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
   reviewModel.watchJournal();
-  return new Feature({ ...shared, reviewModel, review: provider, reviewView: view, reviewStatus, reviewStatusFile, reviewComments }, commands, [
+  return new Feature({ ...shared, reviewModel, review, reviewView, reviewStatus, reviewStatusFile, reviewComments }, commands, [
     reviewModel,
+    review,
+    reviewView,
     reviewStatus,
     reviewStatusFile,
     reviewComments,

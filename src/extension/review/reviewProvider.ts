@@ -4,7 +4,6 @@
 
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
-import { ViewIds } from '../commandIds';
 import type { ReviewModel } from './reviewModel';
 import { toTreeItem } from '../views/treeItem';
 import { reviewChildren, toReviewItemData, type ReviewNode } from './reviewItems';
@@ -76,11 +75,4 @@ export class ReviewProvider extends Disposable implements vscode.TreeDataProvide
   get ticking(): boolean {
     return this.ticker !== undefined;
   }
-}
-
-export function registerReviewView(context: vscode.ExtensionContext, model: ReviewModel): { provider: ReviewProvider; view: vscode.TreeView<ReviewNode> } {
-  const provider = new ReviewProvider(model);
-  const view = vscode.window.createTreeView(ViewIds.review, { treeDataProvider: provider, showCollapseAll: true });
-  context.subscriptions.push(provider, view);
-  return { provider, view };
 }

@@ -5,7 +5,6 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { toTreeItem } from '../views/treeItem';
-import { ViewIds } from '../commandIds';
 import type { TraceHost } from '../traceHost';
 import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode } from './agentSessionsItems';
 
@@ -61,17 +60,18 @@ export class AgentSessionsProvider extends Disposable implements vscode.TreeData
   }
 }
 
-export function registerAgentSessionsView(context: vscode.ExtensionContext, traces: TraceHost): { provider: AgentSessionsProvider; view: vscode.TreeView<AgentSessionsNode> } {
-  const provider = new AgentSessionsProvider(traces);
-  const view = vscode.window.createTreeView(ViewIds.agentSessions, { treeDataProvider: provider, showCollapseAll: true });
+/** Keeps the transcripts watched while the view is visible; disposing it stops watching. */
+export function watchWhileVisible(view: vscode.TreeView<AgentSessionsNode>, traces: TraceHost): Disposable {
   let watching: vscode.Disposable | undefined = view.visible ? traces.watch() : undefined;
-  const visibility = view.onDidChangeVisibility((e) => {
-    if (e.visible && !watching) watching = traces.watch();
-    else if (!e.visible && watching) {
-      watching.dispose();
-      watching = undefined;
-    }
-  });
-  context.subscriptions.push(provider, view, visibility, { dispose: () => watching?.dispose() });
-  return { provider, view };
+  const watcher = Disposable.from(() => watching?.dispose());
+  watcher.register(
+    view.onDidChangeVisibility((e) => {
+      if (e.visible && !watching) watching = traces.watch();
+      else if (!e.visible && watching) {
+        watching.dispose();
+        watching = undefined;
+      }
+    }),
+  );
+  return watcher;
 }

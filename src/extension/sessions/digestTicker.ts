@@ -3,25 +3,22 @@
 // digested, and the first-run notice that asks whether to turn digests on. Core does the work.
 
 import * as vscode from 'vscode';
-import { Disposable } from '../disposable';
 import type { DigestForce, DigestRun } from '../../core/digests/digestService';
 import type { Logger } from '../../core/log';
 import { CommandIds, SETTINGS_SECTION } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
+import { StatusItem } from '../statusItem';
 import { readDigestSettings } from '../settings';
 import type { TraceHost } from '../traceHost';
 import { pendingStatus, tickInterval } from './digestStatus';
 
 const NOTICE_KEY = 'agentProgress.sessionDigests.noticeShown';
 
-export class DigestTicker extends Disposable {
-  readonly item: vscode.StatusBarItem;
+export class DigestTicker extends StatusItem {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<DigestRun | undefined> | undefined;
   /** The last run's outcome (tests read it). */
   last: DigestRun | undefined;
-  /** Whether the status bar item is shown now (tests read it). */
-  visible = false;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -29,10 +26,7 @@ export class DigestTicker extends Disposable {
     private readonly traces: TraceHost,
     private readonly logger: Logger,
   ) {
-    super();
-    this.item = this.register(vscode.window.createStatusBarItem('agentProgress.sessionDigests', vscode.StatusBarAlignment.Left, 47));
-    this.item.name = 'Agent Progress: sessions not yet digested';
-    this.item.command = { command: CommandIds.digestSessions, title: 'Digest Sessions Now' };
+    super('agentProgress.sessionDigests', 47, 'Agent Progress: sessions not yet digested', { command: CommandIds.digestSessions, title: 'Digest Sessions Now' });
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${SETTINGS_SECTION}.sessionDigests`)) this.schedule(0);
@@ -74,7 +68,7 @@ export class DigestTicker extends Disposable {
     const settings = readDigestSettings();
     const workspace = this.workspace;
     if (!settings.enabled || !workspace) {
-      this.hide();
+      this.show(undefined);
       return undefined;
     }
     try {
@@ -82,23 +76,12 @@ export class DigestTicker extends Disposable {
       const run = await digests.run({ force });
       this.last = run;
       for (const w of run.written) this.logger.info(`Session digest ${w.entryId} written for ${w.provider} session ${w.sessionId}`);
-      const status = run.policy.enabled ? pendingStatus(run) : undefined;
-      if (status) {
-        this.item.text = status.text;
-        this.item.tooltip = status.tooltip;
-        this.item.show();
-        this.visible = true;
-      } else this.hide();
+      this.show(run.policy.enabled ? pendingStatus(run) : undefined);
       return run;
     } catch (err) {
       this.logger.warn(`Session digests failed: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     }
-  }
-
-  private hide(): void {
-    this.item.hide();
-    this.visible = false;
   }
 
   private async firstRunNotice(): Promise<void> {

@@ -2,7 +2,7 @@
 // periodic digest, its status bar item and first-run notice).
 
 import type * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
+import { CommandIds, ViewIds } from '../commandIds';
 import { Feature, type CommandLine, type Shared } from '../feature';
 import { refreshAgentSessions } from './commands/refreshAgentSessions';
 import { searchAgentSessions } from './commands/searchAgentSessions';
@@ -12,7 +12,8 @@ import { openTranscriptForEntry } from './commands/openTranscriptForEntry';
 import { showMoreSessions } from './commands/showMoreSessions';
 import { digestSessions } from './commands/digestSessions';
 import type { AgentSessionsNode } from './agentSessionsItems';
-import { registerAgentSessionsView, type AgentSessionsProvider } from './agentSessionsProvider';
+import { AgentSessionsProvider, watchWhileVisible } from './agentSessionsProvider';
+import { treeView } from '../views/treeView';
 import { DigestTicker } from './digestTicker';
 import { SessionPanels } from './sessionPanels';
 
@@ -35,10 +36,18 @@ export const COMMANDS: readonly CommandLine<SessionsDeps>[] = [
 ];
 
 export function activateSessions(shared: Shared, commands: readonly CommandLine<SessionsDeps>[] = COMMANDS): Feature<SessionsDeps> {
-  const { provider, view } = registerAgentSessionsView(shared.context, shared.traces);
+  const agentSessions = new AgentSessionsProvider(shared.traces);
+  const agentSessionsView = treeView(ViewIds.agentSessions, agentSessions);
+  const watching = watchWhileVisible(agentSessionsView, shared.traces);
   const sessionPanels = new SessionPanels(shared.context.extensionUri, shared.traces, shared.logger);
   const digests = new DigestTicker(shared.context, shared.host, shared.traces, shared.logger);
-  const feature = new Feature({ ...shared, agentSessions: provider, agentSessionsView: view, sessionPanels, digests }, commands, [sessionPanels, digests]);
+  const feature = new Feature({ ...shared, agentSessions, agentSessionsView, sessionPanels, digests }, commands, [
+    agentSessions,
+    agentSessionsView,
+    watching,
+    sessionPanels,
+    digests,
+  ]);
   digests.start();
   return feature;
 }

@@ -2,7 +2,7 @@
 // documents of files as they were when a task started.
 
 import type * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
+import { CommandIds, ViewIds } from '../commandIds';
 import { Feature, type CommandLine, type Shared } from '../feature';
 import { readSettings } from '../settings';
 import { refreshWorkflows } from './commands/refreshWorkflows';
@@ -13,7 +13,8 @@ import { ReviewNotifier } from './reviewNotifier';
 import { registerSnapshotDocuments } from './snapshotDocuments';
 import type { WorkflowNode } from './workflowItems';
 import { WorkflowPanels } from './workflowPanels';
-import { registerWorkflowsView, type WorkflowsProvider } from './workflowsProvider';
+import { WorkflowsProvider } from './workflowsProvider';
+import { treeView } from '../views/treeView';
 import { WorkflowStatus } from './workflowStatus';
 
 export interface WorkflowsDeps extends Shared {
@@ -33,17 +34,21 @@ export const COMMANDS: readonly CommandLine<WorkflowsDeps>[] = [
 ];
 
 export function activateWorkflows(shared: Shared, commands: readonly CommandLine<WorkflowsDeps>[] = COMMANDS): Feature<WorkflowsDeps> {
-  const { provider, view } = registerWorkflowsView(shared.context, shared.host);
+  const workflows = new WorkflowsProvider(shared.host);
+  const workflowsView = treeView(ViewIds.workflows, workflows);
   const workflowPanels = new WorkflowPanels(shared.context.extensionUri, shared.host, shared.logger);
   const workflowStatus = new WorkflowStatus(shared.host);
   const reviews = new ReviewNotifier(shared.host, shared.logger, undefined, () => readSettings().toolsets.includes('workflow'));
   reviews.watchJournal(() => void workflowStatus.update());
-  registerSnapshotDocuments(shared.context, shared.host, shared.logger);
-  const refreshed = provider.onDidRefresh(() => void workflowStatus.update());
-  return new Feature({ ...shared, workflows: provider, workflowsView: view, workflowPanels, workflowStatus, reviews }, commands, [
+  const snapshots = registerSnapshotDocuments(shared.host, shared.logger);
+  const refreshed = workflows.onDidRefresh(() => void workflowStatus.update());
+  return new Feature({ ...shared, workflows, workflowsView, workflowPanels, workflowStatus, reviews }, commands, [
+    workflows,
+    workflowsView,
     workflowPanels,
     workflowStatus,
     reviews,
+    snapshots,
     refreshed,
   ]);
 }

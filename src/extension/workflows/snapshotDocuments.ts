@@ -65,6 +65,6 @@ export function diffSides(file: FileChangeRef, exists: (absolute: string) => boo
   return { left, right, title: `${what} (start of "${file.taskName}" ↔ now)` };
 }
 
-export function registerSnapshotDocuments(context: vscode.ExtensionContext, host: LedgerConnection, logger: Logger): void {
-  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, new SnapshotDocuments(host, logger)));
+export function registerSnapshotDocuments(host: LedgerConnection, logger: Logger): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, new SnapshotDocuments(host, logger));
 }

@@ -2,25 +2,19 @@
 // Running tests…"), or how many run. Tasks idle for over an hour are left out (an agent that
 // stopped without complete_task). Refreshes when any process writes the ledger.
 
-import * as vscode from 'vscode';
-import { Disposable } from '../disposable';
 import { CommandIds } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
+import { StatusItem } from '../statusItem';
 import { statusFor } from './workflowText';
 
-export class WorkflowStatus extends Disposable {
-  readonly item: vscode.StatusBarItem;
-  /** Whether the item is shown now (tests read it). */
-  visible = false;
+export class WorkflowStatus extends StatusItem {
   private pending: Promise<void> | undefined;
 
   constructor(
     private readonly host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
-    super();
-    this.item = this.register(vscode.window.createStatusBarItem('agentProgress.trackedTasks', vscode.StatusBarAlignment.Left, 50));
-    this.item.name = 'Agent Progress: tracked tasks';
+    super('agentProgress.trackedTasks', 50, 'Agent Progress: tracked tasks');
     this.register(host.onDidChange(() => void this.update()));
   }
 
@@ -33,24 +27,17 @@ export class WorkflowStatus extends Disposable {
   private async read(): Promise<void> {
     try {
       const status = statusFor(await (await this.host.workflow()).runningTasks(), this.now());
-      if (!status) {
-        this.hide();
-        return;
-      }
-      this.item.text = status.text;
-      this.item.tooltip = status.tooltip.join('\n');
-      this.item.command = status.target
-        ? { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [status.target] }
-        : { command: 'agentProgress.workflows.focus', title: 'Show Workflows' };
-      this.item.show();
-      this.visible = true;
+      this.show(
+        status && {
+          text: status.text,
+          tooltip: status.tooltip.join('\n'),
+          command: status.target
+            ? { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [status.target] }
+            : { command: 'agentProgress.workflows.focus', title: 'Show Workflows' },
+        },
+      );
     } catch {
-      this.hide();
+      this.show(undefined);
     }
-  }
-
-  private hide(): void {
-    this.item.hide();
-    this.visible = false;
   }
 }

@@ -117,10 +117,3 @@ export class WorkflowsProvider extends Disposable implements vscode.TreeDataProv
     return this.running !== undefined;
   }
 }
-
-export function registerWorkflowsView(context: vscode.ExtensionContext, host: LedgerConnection): { provider: WorkflowsProvider; view: vscode.TreeView<WorkflowNode> } {
-  const provider = new WorkflowsProvider(host);
-  const view = vscode.window.createTreeView(ViewIds.workflows, { treeDataProvider: provider, showCollapseAll: true });
-  context.subscriptions.push(provider, view);
-  return { provider, view };
-}

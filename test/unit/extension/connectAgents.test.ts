@@ -20,6 +20,7 @@ import {
 import { parseJsonc, parseJsonConfig } from '../../../src/extension/connect/jsonMerge';
 import { ConfigFormatError, readTomlServer, upsertTomlServer } from '../../../src/extension/connect/tomlMerge';
 import { TOOLSET_NAMES, toolNamesOf } from '../../../src/mcp/toolsets';
+import { failOnCi } from '../../helpers/ci';
 import { tempDir, useTempDirs } from '../../helpers/tmp';
 
 const server = {
@@ -31,7 +32,10 @@ const server = {
 /** Parses TOML with Python's tomllib (a real parser), or skips when Python is not there. */
 function parseToml(ctx: Mocha.Context, text: string): Record<string, unknown> {
   const r = spawnSync('python3', ['-c', 'import sys, tomllib, json; print(json.dumps(tomllib.loads(sys.stdin.read())))'], { input: text, encoding: 'utf8' });
-  if (r.error) ctx.skip(); // no python3 here, so no independent TOML parser to check the output against
+  if (r.error) {
+    failOnCi('python3 is not installed, but CI must check the TOML with a real parser: apt-get install -y python3 (see .ci/run).');
+    ctx.skip(); // no python3 here, so no independent TOML parser to check the output against
+  }
   assert.equal(r.status, 0, `not valid TOML:\n${text}\n${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }

@@ -1,10 +1,10 @@
-// How PostgreSQL stores an imported or restored entry, as PgProgressStore.insertEntry does: the
-// row with its search vector, and its tags (the project counters follow by trigger).
+// How PostgreSQL stores an entry, new (PgProgressStore.insertEntry, insertDigest) or imported and
+// restored: the row with its search vector, and its tags (the project counters follow by trigger).
 
 import { fold } from '../../text';
 import { get, run, type Sql } from '../sql/statements';
 import type { ImportedEntry } from '../sql/transferRepo';
-import { ENTRY_SEARCH_SQL, entrySearchParams } from './progressRepo';
+import { ENTRY_SEARCH_SQL, entrySearchParams } from './search';
 
 export function* writePgEntry(e: ImportedEntry): Sql<void> {
   yield* run('INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [e.projectId, e.projectId, e.createdAt]);

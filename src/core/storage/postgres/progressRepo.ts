@@ -7,16 +7,10 @@ import type { DigestMark, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { PgEngine, PgReadTx, PgValue, PgWriteTx } from './engine';
-import { fullTextTsQuery, RANK_WEIGHTS, SEARCH_WORDS_VERSION, searchWords } from './search';
+import { ENTRY_SEARCH_SQL, entrySearchParams, fullTextTsQuery, RANK_WEIGHTS, SEARCH_WORDS_VERSION } from './search';
+import { writePgEntry } from './entryWriter';
+import { runAsync, type AsyncTx } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
-
-/** The tsvector of an entry: title words weighted A, content words B. */
-export const ENTRY_SEARCH_SQL = "setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')";
-
-/** The parameters of ENTRY_SEARCH_SQL for a title and content. */
-export function entrySearchParams(title: string, content: string): [string, string] {
-  return [searchWords(title), searchWords(content)];
-}
 
 interface Filter {
   where: string[];
@@ -60,33 +54,8 @@ function filter(q: EntryQuery): Filter {
 }
 
 /** An entry's rows: the entry with its search vector, its project (counters by trigger) and its tags. */
-async function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
-  const titleFold = fold(entry.title);
-  await tx.run('INSERT INTO projects (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [entry.projectId, entry.projectId, entry.createdAt]);
-  const row = await tx.get<{ n: string }>(
-    `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${ENTRY_SEARCH_SQL}) RETURNING n`,
-    [
-      entry.id,
-      entry.projectId,
-      entry.createdAt,
-      entry.title,
-      titleFold,
-      JSON.stringify(entry.tags),
-      entry.agentId,
-      entry.content,
-      ...entrySearchParams(entry.title, entry.content),
-    ],
-  );
-  for (const tag of entry.tags) {
-    await tx.run('INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
-      fold(tag),
-      entry.projectId,
-      entry.createdAt,
-      row!.n,
-      tag,
-    ]);
-  }
+function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
+  return runAsync(writePgEntry({ ...entry, summary: null, summarySource: null }), tx as AsyncTx);
 }
 
 export class PgProgressStore implements ProgressStore {

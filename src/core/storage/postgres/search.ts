@@ -10,7 +10,7 @@ import { parseFullText, type Phrase } from '../sqlite/search';
 const RUN = /[\p{L}\p{N}]+/gu;
 
 /** The words of a text as unicode61 reads them: diacritics removed, lowercased. */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(RUN) ?? [];
 }
 
@@ -24,6 +24,14 @@ export function searchWords(text: string): string {
  * rows with non-ASCII text are re-indexed once on open (progressRepo.ts reindexWords).
  */
 export const SEARCH_WORDS_VERSION = 2;
+
+/** The tsvector of an entry: title words weighted A, content words B. */
+export const ENTRY_SEARCH_SQL = "setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')";
+
+/** The parameters of ENTRY_SEARCH_SQL for a title and content. */
+export function entrySearchParams(title: string, content: string): [string, string] {
+  return [searchWords(title), searchWords(content)];
+}
 
 function lexeme(word: string): string {
   return `'${word.toLowerCase().replace(/'/g, "''")}'`;

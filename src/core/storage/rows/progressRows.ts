@@ -30,7 +30,7 @@ export interface ListingRow {
 export const ENTRY_COLUMNS = 'id, project_id, title, content, summary, summary_source, created_at, tags, agent_id';
 export const LISTING_COLUMNS = 'e.id, e.project_id, e.title, e.created_at, e.tags, e.agent_id, e.summary IS NOT NULL AS has_summary';
 
-export function parseTags(json: string): string[] {
+function parseTags(json: string): string[] {
   try {
     const value: unknown = JSON.parse(json);
     return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [];

@@ -46,8 +46,12 @@ export interface AsyncTx {
   run?(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
 }
 
-function writeOnly(s: Statement): never {
-  throw new Error(`A read transaction cannot change data: ${s.sql}`);
+/** Hands a statement to the transaction: its answer, or (PostgreSQL) the promise of it. */
+function ask(s: Statement, tx: SyncTx | AsyncTx): unknown {
+  if (s.op === 'get') return tx.get(s.sql, s.params);
+  if (s.op === 'all') return tx.all(s.sql, s.params);
+  if (!tx.run) throw new Error(`A read transaction cannot change data: ${s.sql}`);
+  return tx.run(s.sql, s.params);
 }
 
 /** Runs a body to its end with each statement answered at once (the embedded engine). */
@@ -57,7 +61,7 @@ export function runSync<T>(body: Sql<T>, tx: SyncTx): T {
     const s = step.value;
     let answer: unknown;
     try {
-      answer = s.op === 'get' ? tx.get(s.sql, s.params) : s.op === 'all' ? tx.all(s.sql, s.params) : tx.run ? tx.run(s.sql, s.params) : writeOnly(s);
+      answer = ask(s, tx);
     } catch (err) {
       step = body.throw(err);
       continue;
@@ -74,7 +78,7 @@ export async function runAsync<T>(body: Sql<T>, tx: AsyncTx): Promise<T> {
     const s = step.value;
     let answer: unknown;
     try {
-      answer = await (s.op === 'get' ? tx.get(s.sql, s.params) : s.op === 'all' ? tx.all(s.sql, s.params) : tx.run ? tx.run(s.sql, s.params) : writeOnly(s));
+      answer = await ask(s, tx);
     } catch (err) {
       step = body.throw(err);
       continue;

@@ -140,7 +140,7 @@ export { APPLICATION_ID } from '../ledgerFiles';
 const MAX_TAIL_BYTES = 256 << 20;
 
 /** The intact records in damaged journal bytes: where a record does not check out, tries the next byte. */
-export function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: number } {
+function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: number } {
   const records: JournalRecord[] = [];
   let damagedBytes = 0;
   let at = 0;
@@ -237,10 +237,8 @@ export class SqliteEngine {
   private freshSince: number | undefined;
   /** The seq of the first write of this process not yet known to be in a snapshot (with freshSince). */
   private freshSinceSeq = 0;
-  /** The seq of this process's last write. */
+  /** The seq of this process's last write; 0 until it writes (then it leaves a current snapshot when it closes). */
   private ownSeq = 0;
-  /** This process wrote since it opened the ledger: it leaves a current snapshot when it closes. */
-  private wrote = false;
   private checkpointQueued = false;
   private watcher: fs.FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -383,7 +381,7 @@ export class SqliteEngine {
     this.stopWatching();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     await this.mutex.idle();
-    if (this.wrote && this.policy && this.snapshotBytes <= this.policy.freshMaxBytes && !this.tooNew) {
+    if (this.ownSeq > 0 && this.policy && this.snapshotBytes <= this.policy.freshMaxBytes && !this.tooNew) {
       // A short-lived writer (the CLI) leaves the file at the ledger path current.
       await this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
     }
@@ -918,7 +916,6 @@ export class SqliteEngine {
     journal.offset += record.length;
     this.lastSeq = seq;
     this.changes = changes;
-    this.wrote = true;
     this.ownSeq = seq;
     if (this.freshSince === undefined) this.freshSinceSeq = seq;
     const origins = settled.filter((s) => s.ok).map((s) => s.item.origin ?? -1);

@@ -1,5 +1,6 @@
-// How the embedded engine stores an imported or restored entry, as SqliteProgressStore.insertEntry
-// does: the row, its tags, and a place in the index queue (fts_pending) that indexing drains.
+// How the embedded engine stores an entry, new (SqliteProgressStore.insertEntry, insertDigest) or
+// imported and restored: the row, its tags, and a place in the index queue (fts_pending) that
+// indexing drains.
 
 import { fold } from '../../text';
 import { run, type Sql } from '../sql/statements';

@@ -7,9 +7,11 @@ import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
 import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
 import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
-import { fullTextMatch, parseFullText, titleTrigramDoc, titleTrigramMatch } from './search';
+import { fullTextMatch, parseFullText, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
 import { TitleIndex } from './titleIndex';
+import { writeSqliteEntry } from './entryWriter';
+import { runSync } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 
 /** Above this many candidates, a date-ordered listing walks the date index instead of sorting them. */
@@ -22,26 +24,7 @@ const INDEX_IDLE_MS = 250;
 
 /** An entry's rows: the entry, its project, its tags, and its place in the index queue (fts_pending). */
 function insertRow(tx: WriteTx, entry: NewEntry): void {
-  const titleFold = fold(entry.title);
-  tx.run('INSERT OR IGNORE INTO projects (project_id, name, created_at) VALUES (?, ?, ?)', [entry.projectId, entry.projectId, entry.createdAt]);
-  tx.run('INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-    entry.id,
-    entry.projectId,
-    entry.createdAt,
-    entry.title,
-    titleFold,
-    JSON.stringify(entry.tags),
-    entry.agentId,
-    entry.content,
-  ]);
-  tx.run('INSERT INTO fts_pending (entry_rowid, tri) SELECT rowid, ? FROM log_entries WHERE id = ?', [titleTrigramDoc(titleFold), entry.id]);
-  for (const tag of entry.tags) {
-    tx.run('INSERT OR IGNORE INTO entry_tags (tag_fold, project_id, created_at, entry_rowid, tag) SELECT ?, project_id, created_at, rowid, ? FROM log_entries WHERE id = ?', [
-      fold(tag),
-      tag,
-      entry.id,
-    ]);
-  }
+  runSync(writeSqliteEntry({ ...entry, summary: null, summarySource: null }), tx);
 }
 
 /**

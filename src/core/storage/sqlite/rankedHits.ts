@@ -128,8 +128,14 @@ function averages(t: Totals): number[] {
   return t.tokens.map((tokens) => (t.n === 0 ? 0 : Math.floor(((tokens % 2 ** 32) + Math.floor(t.n / 2)) / t.n) >>> 0));
 }
 
-function epochOf(tx: ReadTx): number {
+/** The search_epoch counter: it moves when an entry is deleted or its title or content changes. */
+export function epochOf(tx: ReadTx): number {
   return Number(tx.get<{ changes: number }>('SELECT changes FROM search_epoch WHERE id = 0')?.changes ?? -1);
+}
+
+/** The last entry's rowid (0 when none): entries above what a cache has seen were appended since. */
+export function maxRowid(tx: ReadTx): number {
+  return Number(tx.get<{ m: number | null }>('SELECT max(rowid) AS m FROM log_entries')?.m ?? 0);
 }
 
 /** Saved BM25 inputs of ranked queries, for one ledger. Used inside the engine's read transactions. */
@@ -137,11 +143,6 @@ export class RankedHitsCache {
   private readonly saved = new Map<string, SavedHits>();
   /** Queries answered by asking FTS4 for every hit, and saved hits brought up to date with appended entries. */
   readonly stats = { builds: 0, followed: 0 };
-
-  /** Forgets every saved query (tests; a ledger replaced under the store). */
-  clear(): void {
-    this.saved.clear();
-  }
 
   /**
    * The total and one page of the ranked hits of `query` over the whole ledger, or undefined when
@@ -220,7 +221,7 @@ export class RankedHitsCache {
     const hits: SavedHits = {
       query,
       epoch: epochOf(tx),
-      upto: Number(tx.get<{ m: number | null }>('SELECT max(rowid) AS m FROM log_entries')?.m ?? 0),
+      upto: maxRowid(tx),
       totals: { n: 0, tokens: [] },
       docsWithHit: new Array<number>(p * COLUMNS).fill(0),
       rowids: new Words(),
@@ -403,7 +404,7 @@ export class ProjectRows {
 
   filter(tx: ReadTx, projectId: string): RowFilter {
     const epoch = epochOf(tx);
-    const max = Number(tx.get<{ m: number | null }>('SELECT max(rowid) AS m FROM log_entries')?.m ?? 0);
+    const max = maxRowid(tx);
     let held = this.held.get(projectId);
     if (held && (held.epoch !== epoch || max < held.upto)) held = undefined;
     if (!held) {

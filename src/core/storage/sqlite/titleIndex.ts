@@ -9,6 +9,7 @@
 // search_epoch and rebuilds it.
 
 import type { ReadTx, SqlValue } from './engine';
+import { epochOf, maxRowid } from './rankedHits';
 
 /** Appended entries put in place one by one; more than this rebuilds the whole index. */
 const MAX_APPENDED = 5_000;
@@ -33,10 +34,6 @@ interface Rows {
   project: string[];
   /** Folded tags, or undefined for none. */
   tags: (string[] | undefined)[];
-}
-
-function epochOf(tx: ReadTx): number {
-  return Number(tx.get<{ changes: number }>('SELECT changes FROM search_epoch WHERE id = 0')?.changes ?? -1);
 }
 
 /** true when entry a lists before entry b: newer first, then the later rowid. */
@@ -111,7 +108,7 @@ export class TitleIndex {
 
   /** Puts entries appended since in place; false when a rebuild is cheaper or needed. */
   private follow(tx: ReadTx, rows: Rows): boolean {
-    const max = Number(tx.get<{ m: number | null }>('SELECT max(rowid) AS m FROM log_entries')?.m ?? 0);
+    const max = maxRowid(tx);
     if (max === rows.upto) return true;
     if (max < rows.upto) return false;
     const added = tx.all<{ r: number; f: string; c: string; p: string }>(

@@ -3,15 +3,14 @@
 // AGENTS.md or .github/copilot-instructions.md telling agents when to log. The diff of every file
 // is shown first, and nothing is written until the person chooses Write.
 
-import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommandHandler, Own } from '../../feature';
 import { defaultProjectId } from '../../../core/projectId';
-import { resolveNode } from '../../connect/agentConfigs';
+import { applyPlans } from '../../connect/agentConfigs';
 import { describeHookPlans, HOOK_TARGETS, planHooks, type HookInput, type HookPlan, type HookTargetId } from '../../connect/agentHooks';
 import type { SetupDeps } from '../feature';
+import { agentNode, readIfExists, summaryDocument } from '../connectFiles';
 import { readDigestSettings, readSettings } from '../../settings';
 
 /** Arguments for scripts and tests: no quick pick or question when given. */
@@ -28,12 +27,8 @@ export interface ConnectAgentHooksResult {
   written: boolean;
 }
 
-const SUMMARY_SCHEME = 'agent-progress-hooks';
-
 export function connectAgentHooks(deps: SetupDeps, own: Own): CommandHandler {
-  let latest = '';
-  const changed = own(new vscode.EventEmitter<vscode.Uri>());
-  own(vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: () => latest }));
+  const showSummary = summaryDocument(own, 'agent-progress-hooks', '/Agent hooks.md');
   return async (options?: ConnectAgentHooksOptions): Promise<ConnectAgentHooksResult | undefined> => {
     const opts: ConnectAgentHooksOptions = options && typeof options === 'object' ? options : {};
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -51,15 +46,7 @@ export function connectAgentHooks(deps: SetupDeps, own: Own): CommandHandler {
       targets = picked.map((p) => p.id);
     }
     const workspace = folder.fsPath;
-    const node = resolveNode({
-      pathEnv: process.env.PATH,
-      execPath: process.execPath,
-      electron: Boolean(process.versions.electron),
-      versionOf: (cmd) => {
-        const r = spawnSync(cmd, ['--version'], { encoding: 'utf8', timeout: 5000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
-        return r.status === 0 ? r.stdout : undefined;
-      },
-    });
+    const node = agentNode();
     const settings = readSettings();
     const digest = readDigestSettings();
     const input: HookInput = {
@@ -71,23 +58,10 @@ export function connectAgentHooks(deps: SetupDeps, own: Own): CommandHandler {
       excludeProviders: digest.excludeProviders,
       excludeFolders: digest.excludeFolders,
     };
-    const read = (file: string): string | undefined => {
-      try {
-        return fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw err;
-      }
-    };
-    const plans = HOOK_TARGETS.filter((t) => targets.includes(t.id)).map((t) => planHooks(t, workspace, read(path.join(workspace, t.file)), input));
+    const plans = HOOK_TARGETS.filter((t) => targets.includes(t.id)).map((t) => planHooks(t, workspace, readIfExists(path.join(workspace, t.file)), input));
     const summary = describeHookPlans(plans);
     if (opts.show !== false) {
-      latest = summary;
-      const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: '/Agent hooks.md' });
-      changed.fire(uri);
-      const doc = await vscode.workspace.openTextDocument(uri);
-      await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await showSummary(summary);
     }
     const writable = plans.filter((p) => p.status === 'create' || p.status === 'update');
     let write = opts.write;
@@ -96,12 +70,7 @@ export function connectAgentHooks(deps: SetupDeps, own: Own): CommandHandler {
       write = answer === 'Write';
     }
     if (write) {
-      for (const plan of writable) {
-        fs.mkdirSync(path.dirname(plan.file), { recursive: true });
-        const temp = `${plan.file}.${process.pid}.tmp`;
-        fs.writeFileSync(temp, plan.after!, 'utf8');
-        fs.renameSync(temp, plan.file);
-      }
+      applyPlans(writable);
       deps.logger.info(`Connect Agent Hooks: ${plans.map((p) => `${p.target.file} ${p.status}`).join(', ')}`);
       if (writable.length > 0)
         void vscode.window.showInformationMessage(`Agent Progress: wrote ${writable.map((p) => p.target.file).join(', ')}. Start the agent in this folder to use them.`);

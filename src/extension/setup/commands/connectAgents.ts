@@ -2,8 +2,6 @@
 // on request, VS Code's mcp.json) for this workspace, so that terminal agents use the ledger the
 // sidebar shows. Asks before replacing a different server of the same name; shows what changed.
 
-import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { CommandHandler, Own } from '../../feature';
 import { defaultProjectId } from '../../../core/projectId';
@@ -14,7 +12,6 @@ import {
   describePlans,
   foreignConflicts,
   planClient,
-  resolveNode,
   serverEntries,
   type AgentClientId,
   type ConnectInput,
@@ -22,6 +19,7 @@ import {
   type ServerEntry,
 } from '../../connect/agentConfigs';
 import type { SetupDeps } from '../feature';
+import { agentNode, readIfExists, summaryDocument } from '../connectFiles';
 import { serverScript } from '../../mcpServerProvider';
 import { readSettings } from '../../settings';
 
@@ -42,13 +40,8 @@ export interface ConnectAgentsResult {
 
 const DEFAULT_CLIENTS: readonly AgentClientId[] = ['claude', 'codex', 'cursor', 'gemini'];
 
-/** The summary opens as a read-only document (no "save changes?" when it is closed). */
-const SUMMARY_SCHEME = 'agent-progress-connect';
-
 export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
-  let latest = '';
-  const changed = own(new vscode.EventEmitter<vscode.Uri>());
-  own(vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: () => latest }));
+  const showSummary = summaryDocument(own, 'agent-progress-connect', '/Connected agents.md');
   return async (options?: ConnectAgentsOptions): Promise<ConnectAgentsResult | undefined> => {
     const opts: ConnectAgentsOptions = options && typeof options === 'object' ? options : {};
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -73,15 +66,7 @@ export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
     }
 
     const workspace = folder.fsPath;
-    const node = resolveNode({
-      pathEnv: process.env.PATH,
-      execPath: process.execPath,
-      electron: Boolean(process.versions.electron),
-      versionOf: (command) => {
-        const r = spawnSync(command, ['--version'], { encoding: 'utf8', timeout: 5000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
-        return r.status === 0 ? r.stdout : undefined;
-      },
-    });
+    const node = agentNode();
     const extraEnv: Record<string, string> = {};
     if (settings.summaryBaseUrl) extraEnv.OPENAI_BASE_URL = settings.summaryBaseUrl;
     if (settings.summaryModel) extraEnv.AGENT_PROGRESS_MODEL = settings.summaryModel;
@@ -98,15 +83,7 @@ export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
     };
     const entries = serverEntries(input);
     const chosen = AGENT_CLIENTS.filter((c) => clients.includes(c.id));
-    const read = (file: string): string | undefined => {
-      try {
-        return fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw err;
-      }
-    };
-    const plan = (replace: boolean): FilePlan[] => chosen.map((c) => planClient(c, workspace, read(vscode.Uri.joinPath(folder, c.file).fsPath), entries, replace));
+    const plan = (replace: boolean): FilePlan[] => chosen.map((c) => planClient(c, workspace, readIfExists(vscode.Uri.joinPath(folder, c.file).fsPath), entries, replace));
 
     let plans = plan(false);
     const conflicts = foreignConflicts(plans);
@@ -130,12 +107,7 @@ export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
     const errors = plans.filter((p) => p.error);
     if (errors.length > 0) void vscode.window.showErrorMessage(`Agent Progress: ${errors.map((p) => p.error).join(' ')}`);
     if (opts.show !== false) {
-      latest = summary;
-      const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: '/Connected agents.md' });
-      changed.fire(uri);
-      const doc = await vscode.workspace.openTextDocument(uri);
-      await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await showSummary(summary);
       const written = plans.filter((p) => p.status === 'create' || p.status === 'update').map((p) => p.client.file);
       // Hooks are offered, never written from here: their own command shows the diff first.
       void vscode.window

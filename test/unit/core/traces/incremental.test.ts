@@ -127,18 +127,26 @@ describe('incremental trace indexing', () => {
     assert.equal(service.index.sessions[0]!.id, fresh.id, 'the newest first');
   });
 
-  it('indexes read-only transcripts in read-only folders', async function () {
-    // Root reads every file whatever its mode, so a read-only folder cannot be made for it: skipped as root.
-    if (process.getuid?.() === 0) this.skip();
+  it('indexes read-only transcripts in read-only folders, and leaves them as they were', async () => {
     const home = tempDir();
     copyTree(FIXTURE_HOME, home);
     const entries = fs.readdirSync(home, { recursive: true, withFileTypes: true });
+    // Root may write whatever the modes say, so the modes alone prove nothing there: the tree is
+    // also compared before and after, which holds for every user.
+    const tree = () =>
+      entries.map((e) => {
+        const p = path.join(e.parentPath, e.name);
+        const st = fs.statSync(p);
+        return [p, st.isDirectory() ? fs.readdirSync(p).sort().join(',') : fs.readFileSync(p, 'utf8'), st.mtimeMs];
+      });
     for (const e of entries) fs.chmodSync(path.join(e.parentPath, e.name), e.isDirectory() ? 0o555 : 0o444);
     try {
+      const before = tree();
       const service = serviceFor(home);
       const stats = await service.refresh(true);
       assert.equal(stats.parsed, 11);
       assert.equal(service.index.sessions.length, 8);
+      assert.deepEqual(tree(), before, 'nothing under the transcript folders was created, changed or touched');
     } finally {
       for (const e of entries.reverse()) fs.chmodSync(path.join(e.parentPath, e.name), e.isDirectory() ? 0o755 : 0o644);
     }
