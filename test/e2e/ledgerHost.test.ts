@@ -10,6 +10,7 @@ import * as esbuild from 'esbuild';
 import { openLedger } from '../../src/core/storage/openLedger';
 import { hostPaths } from '../../src/core/host/paths';
 import { processAlive } from '../../src/core/host/ownerFile';
+import { HostConnection } from '../../src/core/host/client';
 import { cleanEnv, CLI, ROOT } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { waitFor } from '../helpers/wait';
@@ -55,6 +56,33 @@ function pidFile(db: string): { pid: number; build: number } | undefined {
     return JSON.parse(fs.readFileSync(hostPaths(db).pid, 'utf8')) as { pid: number; build: number };
   } catch {
     return undefined;
+  }
+}
+
+/** The pid the standby file names, if any. */
+function standbyFile(db: string): number | undefined {
+  try {
+    return (JSON.parse(fs.readFileSync(hostPaths(db).standby, 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host processes of this ledger that are not its standby. */
+function servingHosts(db: string): number[] {
+  const standby = standbyFile(db);
+  return hostProcesses(db).filter((pid) => pid !== standby);
+}
+
+/** The standby connected to the running host (asked in this process, without starting a host). */
+async function connectedStandby(db: string): Promise<number | undefined> {
+  const connection = new HostConnection({ file: db, start: false, reachTimeoutMs: 1_000 });
+  try {
+    return (await connection.status()).standby ?? undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await connection.close();
   }
 }
 
@@ -113,10 +141,10 @@ describe('the ledger host (real processes)', function () {
     // Starters that lost the election exit at once; one host stays.
     const hosts = await waitFor(
       () => {
-        const found = hostProcesses(db);
+        const found = servingHosts(db);
         return found.length === 1 ? found : undefined;
       },
-      'exactly one ledger host process',
+      'exactly one ledger host process (beside its standby)',
       10_000,
     );
     const s = await status(db);
@@ -124,16 +152,18 @@ describe('the ledger host (real processes)', function () {
     const search = await cli(CLI, ['search', '--project', 'race', '--json'], db);
     assert.equal((JSON.parse(search.stdout) as { total: number }).total, 10);
     // The host never holds its starters' stdio: every CLI above exited although the host lives on.
-    assert.equal(hostProcesses(db).length, 1);
+    assert.deepEqual(servingHosts(db), [s.pid]);
+    assert.ok(hostProcesses(db).length <= 2, 'one host and at most one standby');
   });
 
-  it('kill -9 of the host under ten writing clients: every acknowledged write is there once, no call blocks 5 s, the next host is started by a client', async () => {
+  it('kill -9 of the host under ten writing clients: every acknowledged write is there once, no call blocks 5 s, the standby takes over', async () => {
     const db = path.join(tempDir('ap-host-'), 'data.db');
     const made = await cli(CLI, ['create-project', 'kill'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
     assert.equal(made.status, 0, made.stderr);
     const writers = Array.from({ length: 10 }, (_, i) => startWriter(db, `w${i}`, 'kill'));
     const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
     const killed: number[] = [];
+    const takers: number[] = [];
     for (let round = 0; round < 4; round++) {
       const before = total();
       await waitFor(() => total() >= before + 30, `30 more acknowledged writes (round ${round}; ${writers.map((w) => w.stderr()).join('')})`, 30_000);
@@ -145,6 +175,11 @@ describe('the ledger host (real processes)', function () {
         `a live host in the pid file (${JSON.stringify(pidFile(db))}, killed ${killed.join(', ')}; ${writers.map((w) => w.stderr()).join('')})`,
         30_000,
       );
+      // The host has its standby connected: the kill is the case it is there for.
+      const standby = await waitFor(() => connectedStandby(db), `the standby of host ${owner.pid} connected`, 30_000, 50).catch((err: Error) => {
+        throw new Error(`${err.message}\n${fs.readFileSync(hostPaths(db).log, 'utf8')}`);
+      });
+      takers.push(standby);
       process.kill(owner.pid, 'SIGKILL');
       killed.push(owner.pid);
     }
@@ -160,6 +195,9 @@ describe('the ledger host (real processes)', function () {
     assert.ok(slowest < 5_000, `a call took ${slowest} ms`);
     const now = pidFile(db);
     assert.ok(now && !killed.includes(now.pid), 'a new host serves after the kills');
+    // Each kill's successor was the standby that stood by (the pid file of the next round named it).
+    assert.deepEqual(killed.slice(1), takers.slice(0, 3), 'each standby took over from its host');
+    assert.equal(now.pid, takers[3]);
 
     const ledger = await openLedger({ file: db, checkpoint: false });
     try {
@@ -175,17 +213,37 @@ describe('the ledger host (real processes)', function () {
     }
   });
 
+  it('a client that never closes its ledger does not keep its process alive (an idle connection is not a reason to live)', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    assert.equal((await cli(CLI, ['create-project', 'open'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })).status, 0);
+    // Reads and writes through the host, then returns from main without closing anything.
+    const script = `const { Services } = require(${JSON.stringify(path.join(ROOT, 'dist', 'core.js'))});
+      const services = new Services({ config: { dbPath: process.argv[1], openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: { debug() {}, info() {}, warn: console.error, error: console.error, addSecret() {}, once() {} } });
+      services.queue().then(async (queue) => { await queue.addTask({ projectId: 'open', instructions: 'left open' }, { kind: 'operator', name: 'o' }); console.log('done'); });`;
+    const child = spawn(process.execPath, ['-e', script, db], { env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+    running.push(child);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, out);
+    assert.equal(out, 'done\n');
+    assert.equal(servingHosts(db).length, 1, 'the host serves on for others');
+  });
+
   it('replaces the stale socket and pid file of a killed host', async () => {
+    // Without a standby: a client finds the dead host's files and starts the next host itself.
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000', AGENT_PROGRESS_HOST_STANDBY: 'off' };
     const dir = tempDir('ap-host-');
     const db = path.join(dir, 'data.db');
     const paths = hostPaths(db);
-    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'one', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' })).status, 0);
+    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'one', '--content', 'x'], db, env)).status, 0);
     const first = pidFile(db)!;
     process.kill(first.pid, 'SIGKILL');
     await waitFor(() => !hostProcesses(db).includes(first.pid), 'the killed host to go', 10_000);
     assert.ok(fs.existsSync(paths.socket), 'the socket file is left behind');
     assert.equal(pidFile(db)?.pid, first.pid, 'the pid file is left behind');
-    const run = await cli(CLI, ['log', '--project', 'p', '--title', 'two', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    const run = await cli(CLI, ['log', '--project', 'p', '--title', 'two', '--content', 'x'], db, env);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, '', 'no fallback to a direct open');
     const second = pidFile(db)!;
@@ -195,7 +253,7 @@ describe('the ledger host (real processes)', function () {
     process.kill(second.pid, 'SIGKILL');
     await waitFor(() => !hostProcesses(db).includes(second.pid), 'the killed host to go', 10_000);
     fs.writeFileSync(paths.pid, JSON.stringify({ pid: 2 ** 22 + 12345, at: Date.now() }));
-    const third = await cli(CLI, ['search', '--project', 'p', '--json'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    const third = await cli(CLI, ['search', '--project', 'p', '--json'], db, env);
     assert.equal(third.status, 0, third.stderr);
     assert.equal((JSON.parse(third.stdout) as { total: number }).total, 2);
     assert.equal(third.stderr, '');
@@ -245,7 +303,9 @@ describe('the ledger host (real processes)', function () {
     assert.deepEqual(await Promise.all(writers.map((w) => w.exited)), [0, 0, 0], writers.map((w) => w.stderr()).join('\n'));
     for (const w of writers) assert.equal(w.stderr(), '', 'no call failed and none fell back to a direct open');
     assert.equal((await status(db)).pid, after.pid, 'an older client used the newer host instead of replacing it');
-    assert.deepEqual(hostProcesses(db), [after.pid]);
+    assert.deepEqual(servingHosts(db), [after.pid]);
+    // The old host's standby left with it: what runs is the new host and at most its own standby.
+    await waitFor(() => hostProcesses(db).every((pid) => pid === after.pid || pid === standbyFile(db)), "the old host's standby to leave", 10_000);
   });
 
   it('exits after its idle time without clients and leaves no process or file behind', async () => {
@@ -277,7 +337,9 @@ describe('the ledger host (real processes)', function () {
     const stop = await cli(CLI, ['host', 'stop'], db);
     assert.equal(stop.status, 0, stop.stderr);
     assert.equal(stop.stdout, `Stopped the ledger host pid ${s.pid}\n`);
-    assert.equal(hostProcesses(db).length, 0);
+    assert.ok(!hostProcesses(db).includes(s.pid!));
+    // Its standby leaves with it instead of taking over.
+    await waitFor(() => hostProcesses(db).length === 0, 'the standby to leave', 10_000);
   });
 
   it('another OS user cannot connect to the host', async function () {

@@ -13,7 +13,7 @@ export function tempDir(prefix = 'ap-test-'): string {
   return dir;
 }
 
-/** The pids named by ledger hosts' pid files (`*.host/host.pid`) under `dir`, a few levels deep. */
+/** The pids named by ledger hosts' pid files (`*.host/standby.pid`, then `*.host/host.pid`) under `dir`, a few levels deep. */
 export function hostPidsUnder(dir: string, depth = 4): number[] {
   const pids: number[] = [];
   let entries: fs.Dirent[];
@@ -26,11 +26,14 @@ export function hostPidsUnder(dir: string, depth = 4): number[] {
     if (!entry.isDirectory() || entry.name === 'node_modules' || entry.name === '.git') continue;
     const sub = path.join(dir, entry.name);
     if (entry.name.endsWith('.host')) {
-      try {
-        const pid = (JSON.parse(fs.readFileSync(path.join(sub, 'host.pid'), 'utf8')) as { pid?: unknown }).pid;
-        if (typeof pid === 'number' && pid > 0 && pid !== process.pid) pids.push(pid);
-      } catch {
-        // no host
+      // The standby first: killed after its host, it would take over.
+      for (const file of ['standby.pid', 'host.pid']) {
+        try {
+          const pid = (JSON.parse(fs.readFileSync(path.join(sub, file), 'utf8')) as { pid?: unknown }).pid;
+          if (typeof pid === 'number' && pid > 0 && pid !== process.pid) pids.push(pid);
+        } catch {
+          // none
+        }
       }
     } else if (depth > 0) {
       pids.push(...hostPidsUnder(sub, depth - 1));

@@ -71,6 +71,8 @@ export class HostConnection {
   connects = 0;
   /** A call of this client wrote to the ledger: closing asks the host to leave the ledger file current. */
   wrote = false;
+  /** Requests waiting for their answer: only then does the socket keep this process alive. */
+  private busy = 0;
 
   constructor(private readonly options: HostClientOptions) {
     this.paths = hostPaths(options.file);
@@ -149,6 +151,9 @@ export class HostConnection {
         throw new HostIncompatible(answer.version);
       }
       const live: Live = { connection, socket, pid: answer.pid, version: answer.version, notices: answer.notices ?? [] };
+      // An idle connection does not keep the process alive (as the engine's timers do not): a
+      // client that never closes its ledger (a test, a script) still exits. Requests ref it.
+      if (this.busy === 0) socket.unref();
       this.connects++;
       // The first host's notices are the ledger's (Services tells them); a later host's are told here.
       if (this.connects > 1) for (const notice of live.notices) this.options.logger?.warn(notice);
@@ -187,6 +192,7 @@ export class HostConnection {
     const deadline = Date.now() + (this.options.reachTimeoutMs ?? 30_000);
     for (;;) {
       const live = await this.connection();
+      if (this.busy++ === 0) live.socket.ref();
       try {
         return await live.connection.sendRequest<T>(method, params);
       } catch (err) {
@@ -200,6 +206,8 @@ export class HostConnection {
         live.connection.dispose();
         if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
         if (Date.now() > deadline) throw new LedgerError('unavailable', `Lost the ledger host for ${this.paths.ledger} and could not reach another; retry.`, { retryable: true });
+      } finally {
+        if (--this.busy === 0) live.socket.unref();
       }
     }
   }

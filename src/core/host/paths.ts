@@ -18,6 +18,8 @@ export interface HostPaths {
   pid: string;
   token: string;
   startLock: string;
+  /** Names the standby: a second host process, modules loaded, that takes over when the host dies. */
+  standby: string;
   /** Left by a host handing over to a newer build: older starters wait for that build's host. */
   handover: string;
   log: string;
@@ -51,6 +53,7 @@ export function hostPaths(file: string): HostPaths {
     pid: path.join(dir, 'host.pid'),
     token: path.join(dir, 'token'),
     startLock: path.join(dir, 'start.lock'),
+    standby: path.join(dir, 'standby.pid'),
     handover: path.join(dir, 'handover'),
     log: path.join(dir, 'host.log'),
   };

@@ -129,6 +129,8 @@ export interface HelloParams {
   pid: number;
   /** Push change events to this client. */
   watch: boolean;
+  /** The host's standby (no calls; not a client for the idle time; told to leave when the host retires). */
+  standby?: boolean;
 }
 
 export type HelloResult =
@@ -172,6 +174,8 @@ export interface HostStatus {
   startedAt: string;
   idleMs: number;
   rssBytes: number;
+  /** The pid of the standby connected to this host, ready to take over; null without one. */
+  standby: number | null;
 }
 
 /** JSON-RPC error code of an error the ledger raised (as opposed to a lost connection). */
@@ -180,7 +184,16 @@ export interface LedgerErrorData {
   ledgerError?: ErrorShape;
 }
 
-export const METHODS = { hello: 'ap/hello', call: 'ap/call', ledger: 'ap/ledger', status: 'ap/status', stop: 'ap/stop', watch: 'ap/watch', changed: 'ap/changed' } as const;
+export const METHODS = {
+  hello: 'ap/hello',
+  call: 'ap/call',
+  ledger: 'ap/ledger',
+  status: 'ap/status',
+  stop: 'ap/stop',
+  watch: 'ap/watch',
+  changed: 'ap/changed',
+  leave: 'ap/leave',
+} as const;
 
 /** -1, 0, 1: how build a compares with build b (version first, then build time). */
 export function compareBuilds(a: { version: string; build: number }, b: { version: string; build: number }): number {

@@ -5,6 +5,8 @@
 
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { socketConnection } from './connection';
@@ -18,6 +20,7 @@ import { FILE_MODE, writeFileAtomicSync } from '../storage/files';
 import { VERSION } from '../version';
 import { ensureOwnPrivateDir, hostPaths, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
+import type { HostCommand } from './start';
 import {
   BUILD,
   compareBuilds,
@@ -48,6 +51,12 @@ export interface HostOptions {
   logger: Logger;
   /** Given the host's retire function once it serves (the entry binds it to SIGTERM). */
   onSignal?: (retire: () => void) => void;
+  /** This process was the standby (its file named it): it leaves that file once it holds the pid file. */
+  standby?: Owner;
+  /** The ledger the standby opened in advance: served instead of opening it again. */
+  ledger?: Ledger;
+  /** How to start a standby beside this host; none when absent or AGENT_PROGRESS_HOST_STANDBY=off. */
+  standbyCommand?: HostCommand;
 }
 
 interface Client {
@@ -56,6 +65,9 @@ interface Client {
   socket: net.Socket;
   ready: boolean;
   watch: boolean;
+  /** The host's standby: not a client for the idle time or the status. */
+  standby: boolean;
+  pid?: number;
 }
 
 export type HostOutcome = 'exited' | 'another-host';
@@ -65,7 +77,12 @@ export async function runHost(options: HostOptions): Promise<HostOutcome> {
   const paths = hostPaths(options.file);
   ensureOwnPrivateDir(paths.dir);
   const me: Owner = { pid: process.pid, at: Date.now(), version: VERSION, build: BUILD, protocol: PROTOCOL, socket: paths.socket };
-  if (!claimPidFile(paths, me)) return 'another-host';
+  const claimed = claimPidFile(paths, me);
+  if (options.standby) removeIfSame(paths.standby, options.standby);
+  if (!claimed) {
+    await options.ledger?.close();
+    return 'another-host';
+  }
   const host = new Host(paths, me, options);
   try {
     await host.start();
@@ -119,15 +136,23 @@ class Host {
     fs.chmodSync(this.paths.token, FILE_MODE);
     // Open the ledger while the socket starts listening: calls wait for it. The engine's modules
     // load meanwhile too (a client that lost its host connects before they have).
-    this.ledger = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    const opened = this.options.ledger;
+    this.ledger = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      if (opened) {
+        // Followed through the journal until now; read what the dead host wrote last.
+        await opened.refresh();
+        return opened;
+      }
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the socket listens
       const { openLedger } = require('../storage/openLedger') as typeof OpenLedgerModule;
       return openLedger({ file: this.paths.ledger, logger: this.options.logger, watch: true });
     });
     this.ledger.then(
       (ledger) => {
+        this.options.logger.info(`Ledger host ${process.pid} opened the ledger ${Date.now() - this.startedAt.getTime()} ms after it started serving`);
         ledger.onDidChange((change) => this.broadcast(change));
         for (const notice of ledger.notices) this.options.logger.warn(notice);
+        this.startStandby();
       },
       (err: unknown) => this.options.logger.error(`Could not open the ledger ${this.paths.ledger}: ${(err as Error).message}`),
     );
@@ -160,7 +185,7 @@ class Host {
       return;
     }
     const connection = socketConnection(socket);
-    const client: Client = { id: this.nextClient++, connection, socket, ready: false, watch: false };
+    const client: Client = { id: this.nextClient++, connection, socket, ready: false, watch: false, standby: false };
     this.clients.set(client.id, client);
     this.disarmIdle();
     // A connection that never says hello with the token is dropped.
@@ -172,7 +197,7 @@ class Host {
       if (!this.clients.delete(client.id)) return;
       connection.dispose();
       socket.destroy();
-      if (this.clients.size === 0) this.armIdle();
+      if (this.users() === 0) this.armIdle();
     };
     socket.on('close', drop);
     socket.on('error', drop);
@@ -187,6 +212,16 @@ class Host {
         } satisfies LedgerErrorData);
       }
       clearTimeout(helloTimer);
+      if (params.standby === true) {
+        // Started by a host of this build; anything else leaves.
+        if (params.protocol !== PROTOCOL || params.version !== VERSION || params.build !== BUILD) return { kind: 'incompatible', pid: process.pid, version: VERSION };
+        client.ready = true;
+        client.standby = true;
+        client.pid = Number(params.pid) || undefined;
+        this.options.logger.info(`Standby ${client.pid} connected`);
+        if (this.users() === 0) this.armIdle();
+        return { kind: 'ok', pid: process.pid, version: VERSION, build: BUILD, notices: [] };
+      }
       const theirs = { version: String(params.version), build: Number(params.build) || 0 };
       const order = compareBuilds(theirs, { version: VERSION, build: BUILD });
       if (order > 0 && (params.protocol !== PROTOCOL || theirs.version !== VERSION || theirs.build !== BUILD)) {
@@ -221,7 +256,7 @@ class Host {
   }
 
   private async guard<T>(client: Client, run: () => Promise<T>): Promise<T> {
-    if (!client.ready)
+    if (!client.ready || client.standby)
       throw new ResponseError(LEDGER_ERROR_CODE, 'Say hello first', {
         ledgerError: { code: 'permission_denied', message: 'Say hello first', retryable: false },
       } satisfies LedgerErrorData);
@@ -320,12 +355,13 @@ class Host {
       protocol: PROTOCOL,
       ledger: this.paths.ledger,
       socket: this.paths.socket,
-      clients: [...this.clients.values()].filter((c) => c.ready).length,
+      clients: [...this.clients.values()].filter((c) => c.ready && !c.standby).length,
       ledgerBytes,
       journalBytes,
       startedAt: this.startedAt.toISOString(),
       idleMs: this.options.idleMs,
       rssBytes: process.memoryUsage.rss(),
+      standby: [...this.clients.values()].find((c) => c.ready && c.standby)?.pid ?? null,
     };
   }
 
@@ -336,6 +372,36 @@ class Host {
       const own = !change.foreign && change.origins !== undefined && change.origins.length > 0 && change.origins.every((o) => o === client.id);
       const params: ChangeParams = { foreign: !own, maintenance: change.maintenance };
       client.connection.sendNotification(METHODS.changed, params).catch(() => undefined);
+    }
+  }
+
+  /** Connections that count as clients (the standby does not). */
+  private users(): number {
+    let n = 0;
+    for (const c of this.clients.values()) if (!c.standby) n++;
+    return n;
+  }
+
+  /**
+   * Starts the standby: a second host process of this build that loads the engine now and waits
+   * on this host's socket; when this host dies (kill -9, a crash) it takes the pid file and the
+   * socket over at once, so a client's call waits for a ledger open instead of a cold start.
+   */
+  private startStandby(): void {
+    const command = this.options.standbyCommand;
+    if (!command || this.retiring || process.env.AGENT_PROGRESS_HOST_STANDBY === 'off') return;
+    try {
+      const child = spawn(command.command, [...command.args, '--ledger', this.paths.ledger, '--idle-ms', String(this.options.idleMs), '--standby'], {
+        detached: true,
+        stdio: 'ignore',
+        windowsHide: true,
+        cwd: path.dirname(this.paths.ledger),
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      });
+      child.once('error', (err) => this.options.logger.warn(`Could not start a standby ledger host: ${err.message}`));
+      child.unref();
+    } catch (err) {
+      this.options.logger.warn(`Could not start a standby ledger host: ${(err as Error).message}`);
     }
   }
 
@@ -360,6 +426,8 @@ class Host {
     this.disarmIdle();
     if (this.checkTimer) clearInterval(this.checkTimer);
     // Closing the server unlinks its socket file; then the pid file, so that a successor can start.
+    // The standby leaves (it would take over from a host that is not dead).
+    for (const client of this.clients.values()) if (client.standby) client.connection.sendNotification(METHODS.leave).catch(() => undefined);
     this.server?.close();
     removeIfSame(this.paths.pid, this.me);
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));

@@ -20,6 +20,8 @@ export interface HostCommand {
 
 /** How long older clients leave the start of a host to the newer build that asked for a handover. */
 const HANDOVER_WAIT_MS = 10_000;
+/** How long a client waits for a live standby to take over from a dead host before starting one itself. */
+const STANDBY_WAIT_MS = 3_000;
 /** A start lock older than this belongs to a starter that hung or died. */
 const START_LOCK_STALE_MS = 10_000;
 
@@ -59,10 +61,10 @@ export function connectSocket(socketPath: string, timeoutMs = 2_000): Promise<ne
   });
 }
 
-/** Nothing listens there (yet): worth starting a host or waiting for one. */
+/** Nothing listens there (yet): worth starting a host or waiting for one. A reset is a host that died with our connection in its backlog. */
 function isAbsent(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'ETIMEDOUT';
+  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'ETIMEDOUT' || code === 'ECONNRESET';
 }
 
 export interface ReachOptions {
@@ -78,6 +80,7 @@ export interface ReachOptions {
 export async function reachHost(options: ReachOptions): Promise<net.Socket> {
   const { paths } = options;
   let lastError: unknown;
+  let standbySince: number | undefined;
   for (let round = 0; ; round++) {
     try {
       return await connectSocket(paths.socket);
@@ -91,6 +94,11 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
     if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
       // A host is starting (or finishing a handover): wait for its socket.
       await sleep(Math.min(5 + round * 2, 25));
+      continue;
+    }
+    if (standbyAlive(paths) && Date.now() - (standbySince ??= Date.now()) < STANDBY_WAIT_MS) {
+      // The dead host's standby is taking over: a host started here would only lose to it.
+      await sleep(5);
       continue;
     }
     ensureOwnPrivateDir(paths.dir);
@@ -115,6 +123,11 @@ function newerBuildComing(paths: HostPaths): boolean {
   if (!marker) return false;
   const theirs = { version: String(marker.version), build: Number(marker.build) || 0 };
   return Date.now() - marker.at < HANDOVER_WAIT_MS && processAlive(marker.pid) && compareBuilds(theirs, { version: VERSION, build: BUILD }) > 0;
+}
+
+function standbyAlive(paths: HostPaths): boolean {
+  const standby = readOwnerFile(paths.standby);
+  return standby !== undefined && processAlive(standby.pid);
 }
 
 function unreachable(paths: HostPaths, err: unknown): LedgerError {
