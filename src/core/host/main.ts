@@ -47,7 +47,9 @@ async function main(): Promise<void> {
     logger,
     ...(standby ? { standby: standby.owner } : {}),
     ...(standby?.ledger ? { ledger: standby.ledger } : {}),
-    standbyCommand: defaultHostCommand(),
+    // A host run from source (the unit tests, through tsx) starts none: each would compile the
+    // sources again beside every test's host. The built host does.
+    ...(__filename.endsWith('.ts') ? {} : { standbyCommand: defaultHostCommand() }),
     onSignal: (retire) => {
       process.on('SIGTERM', retire);
       process.on('SIGINT', retire);

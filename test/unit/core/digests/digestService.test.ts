@@ -21,6 +21,8 @@ function open(options: { dir: string; home: string; workspace: string; now?: () 
   return new Services({
     config: { dbPath: path.join(options.dir, 'data.db'), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
     logger: silentLogger,
+    // The digest logic, on the file directly: a ledger host started from source per test took over 20 s on a loaded machine.
+    host: false,
     workspace: options.workspace,
     traces: { homes: resolveTraceHomes({ env: { AGENT_PROGRESS_TRACES_HOME: options.home } }), minRefreshMs: 0 },
     ...(options.now ? { clock: options.now } : {}),
