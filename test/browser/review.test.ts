@@ -104,7 +104,7 @@ describe('the Review view in a VS Code window', function () {
     const text = (await pane.locator('[role=treeitem]').allInnerTexts()).join('\n');
     assert.match(text, /Front review\s*agents-running · feature\/login · !4748/);
     assert.match(text, /clean-architecture\s*completed · \d+s/);
-    assert.match(text, /security\s*running · \d+s/);
+    assert.match(text, /security\s*running · (\d+m )?\d+s/);
     assert.match(text, /tests\s*pending/);
     assert.match(text, /Approval queue\s*2 awaiting decision/);
     const status = page.locator('.statusbar-item', { hasText: 'Review: agents-running' });

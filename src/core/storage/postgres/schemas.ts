@@ -95,6 +95,28 @@ const progress: PgSchemaStream = {
         'CREATE TABLE digest_marks (entry_id TEXT COLLATE "C" PRIMARY KEY, covered_to BIGINT NOT NULL, covered_until TEXT COLLATE "C", created_at TEXT COLLATE "C" NOT NULL)',
       ],
     },
+    {
+      version: 4,
+      description: 'ranked search reads narrow rows: content and search vector stored out of line, the title vector and vector size kept in the row',
+      statements: [
+        // A ranked search reads every hit's row (to count it and to choose the candidates it
+        // ranks, progressRepo.ts): with the content (1.5 KB) inline, 100k rows fill 190 MB and a
+        // common word reads most of it. toast_tuple_target 128 moves content and the search
+        // vector (EXTERNAL) out of the row, and MAIN keeps the short columns in it (without it,
+        // the toaster would move them out too, to reach 128 bytes). title_search (the title's
+        // words, weight A) and search_size (distinct words) are what the candidates are chosen
+        // by, read without fetching the vector. Adding the generated columns rewrites the table
+        // once (about a minute per 100k entries), which applies the storage to existing rows.
+        `ALTER TABLE log_entries SET (toast_tuple_target = 128),
+           ALTER COLUMN content SET STORAGE EXTERNAL, ALTER COLUMN search SET STORAGE EXTERNAL,
+           ALTER COLUMN id SET STORAGE MAIN, ALTER COLUMN project_id SET STORAGE MAIN, ALTER COLUMN created_at SET STORAGE MAIN,
+           ALTER COLUMN title SET STORAGE MAIN, ALTER COLUMN title_fold SET STORAGE MAIN, ALTER COLUMN tags SET STORAGE MAIN,
+           ALTER COLUMN agent_id SET STORAGE MAIN, ALTER COLUMN summary SET STORAGE MAIN, ALTER COLUMN summary_source SET STORAGE MAIN,
+           ADD COLUMN title_search TSVECTOR GENERATED ALWAYS AS (ts_filter(search, '{a}')) STORED,
+           ADD COLUMN search_size INTEGER GENERATED ALWAYS AS (length(search)) STORED,
+           ALTER COLUMN title_search SET STORAGE MAIN`,
+      ],
+    },
   ],
 };
 

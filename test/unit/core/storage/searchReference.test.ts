@@ -13,6 +13,9 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import pg from 'pg';
 import { openLedger } from '../../../../src/core/storage/openLedger';
+import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
+import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
+import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
 import type { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
 import type { Ledger } from '../../../../src/core/storage/store';
 import type { EntryPage } from '../../../../src/core/progress/types';
@@ -421,6 +424,56 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     );
     await l.transfer.restoreArchived();
     await compareMatches(l, docs, queries, 'restored');
+  });
+
+  it('ranks the best hits by the title first and ts_rank next: exactly ts_rank up to the candidate count, and its top-20 agreement beyond', async () => {
+    const url = await server().createDatabase();
+    const l = await openLedger({ file: '/unused', databaseUrl: url });
+    opened.push(l);
+    const words = vocabulary(rng(3), 500);
+    const docs = makeCorpus(1200, 1, words);
+    for (const d of docs) await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    // The same store with 100 candidates, so that most queries of this corpus go past them.
+    const candidates = 100;
+    const store = new PgProgressStore((l.progress as unknown as { engine: PgEngine }).engine, candidates);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const agreement: number[] = [];
+    try {
+      for (const text of queriesFor(words, docs)) {
+        const tsquery = fullTextTsQuery(text);
+        if (!tsquery) continue;
+        // ts_rank over every hit, as the store ranked before the two stages.
+        const full = (
+          await client.query<{ id: string }>(
+            "SELECT id FROM log_entries WHERE search @@ to_tsquery('simple', $2) ORDER BY ts_rank($1, search, to_tsquery('simple', $2), 1) DESC, created_at DESC, n DESC",
+            [RANK_WEIGHTS, tsquery],
+          )
+        ).rows.map((r) => r.id);
+        if (full.length === 0) continue;
+        const all = await store.searchEntries({ projectId: undefined, text, limit: full.length });
+        assert.equal(all.total, full.length, text);
+        assert.deepEqual(all.entries.map((e) => e.id).sort(), [...full].sort(), `the hits of ${text}`);
+        const first = await store.searchEntries({ projectId: undefined, text, limit: 20 });
+        const second = await store.searchEntries({ projectId: undefined, text, limit: 20, offset: 20 });
+        assert.deepEqual(
+          [...first.entries, ...second.entries].map((e) => e.id),
+          all.entries.slice(0, 40).map((e) => e.id),
+          `pages of ${text}`,
+        );
+        const top = first.entries.map((e) => e.id);
+        if (full.length <= candidates) assert.deepEqual(top, full.slice(0, 20), `${text}: ${full.length} hits are all ranked`);
+        else agreement.push(full.slice(0, 20).filter((id) => top.includes(id)).length / 20);
+      }
+    } finally {
+      await client.end();
+    }
+    const mean = agreement.reduce((a, b) => a + b, 0) / agreement.length;
+    console.log(
+      `      top-20 agreement with ts_rank over every hit, past ${candidates} candidates: mean ${mean.toFixed(3)}, per query ${agreement.map((a) => a.toFixed(2)).join(' ')}`,
+    );
+    assert.ok(agreement.length >= 8, `queries past the candidates: ${agreement.length}`);
+    assert.ok(mean >= 0.6, `mean top-20 agreement ${mean}`);
   });
 
   it('re-indexes, once on open, entries whose words an older build kept with their diacritics', async () => {
