@@ -3,7 +3,7 @@
 
 import { SCORING } from '../../../core/traces/analysis';
 import { analyzeSessionInput, analyzeSessionOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -20,7 +20,7 @@ export function registerAnalyzeSession(deps: TraceToolDeps): ToolDefinition {
     input: analyzeSessionInput,
     output: analyzeSessionOutput,
     shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('analyze_session', deps.logger, async () => (await deps.traces()).analyzeSession(args)),
   };
 }
