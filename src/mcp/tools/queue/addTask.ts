@@ -13,7 +13,6 @@ export function registerAddTask(deps: QueueToolDeps): ToolDefinition {
     description: "Queue a task in an open project (create_project first): a type's variables, or plain instructions. Many: create_tasks_bulk.",
     input: addTaskInput,
     output: addTaskOutput,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).addTask(args, MCP_OPERATOR, ctx.session);

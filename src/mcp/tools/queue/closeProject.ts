@@ -13,7 +13,6 @@ export function registerCloseProject(deps: QueueToolDeps): ToolDefinition {
     description: 'Close a project: no new tasks, types, agents or assignments; running tasks can still finish.',
     input: projectInput,
     output: projectResult,
-    shallowOutput: true,
     annotations: { ...IDEMPOTENT_WRITE, destructiveHint: true },
     async handler(args, ctx) {
       const project = await (await deps.queue()).closeProject(args, MCP_OPERATOR, ctx.session);

@@ -12,7 +12,6 @@ export function registerCompleteTask(deps: QueueToolDeps): ToolDefinition {
     description: 'Report your task done, with what was done.',
     input: completeTaskInput,
     output: completeOutput,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const task = await (await deps.queue()).completeTask(args, ctx.session);

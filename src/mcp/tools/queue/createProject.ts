@@ -13,7 +13,6 @@ export function registerCreateProject(deps: QueueToolDeps): ToolDefinition {
     description: 'Create a task queue project (id = name). Next: create_task_type, add_task.',
     input: createProjectInput,
     output: projectResult,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const project = await (await deps.queue()).createProject(args, MCP_OPERATOR, ctx.session);

@@ -13,7 +13,6 @@ export function registerCreateTaskType(deps: QueueToolDeps): ToolDefinition {
     description: 'Define a task type in an open project: a {{variable}} template, duplicate handling, retries, lease.',
     input: createTaskTypeInput,
     output: taskTypeResult,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const type = await (await deps.queue()).createTaskType(args, MCP_OPERATOR, ctx.session);

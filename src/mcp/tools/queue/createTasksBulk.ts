@@ -13,7 +13,6 @@ export function registerCreateTasksBulk(deps: QueueToolDeps): ToolDefinition {
     description: 'Queue up to 1,000 tasks in an open project; bad rows are reported by index, the rest created.',
     input: createTasksBulkInput,
     output: bulkOutput,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).createTasksBulk(args, MCP_OPERATOR, ctx.session);

@@ -12,7 +12,6 @@ export function registerExtendLease(deps: QueueToolDeps): ToolDefinition {
     description: "Add minutes to your task's lease before it expires.",
     input: extendLeaseInput,
     output: completeOutput,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const task = await (await deps.queue()).extendLease(args, ctx.session);

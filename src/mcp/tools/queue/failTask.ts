@@ -12,7 +12,6 @@ export function registerFailTask(deps: QueueToolDeps): ToolDefinition {
     description: 'Report your task failed; requeued, for another agent first, while retries remain unless canRetry is false.',
     input: failTaskInput,
     output: failOutput,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).failTask(args, ctx.session);

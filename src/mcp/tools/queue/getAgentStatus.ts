@@ -12,7 +12,6 @@ export function registerGetAgentStatus(deps: QueueToolDeps): ToolDefinition {
     description: "An agent's state, current task and last seen time.",
     input: agentStatusInput,
     output: agentResult,
-    shallowOutput: true,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = await (await deps.queue()).getAgentStatus(args, ctx.session);

@@ -12,7 +12,6 @@ export function registerGetAuditLog(deps: QueueToolDeps): ToolDefinition {
     description: "A project's audit trail, newest first; page with before.",
     input: auditLogInput,
     output: auditOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const out = await (await deps.queue()).getAuditLog(args, ctx.session);

@@ -13,7 +13,6 @@ export function registerGetCurrentTask(deps: QueueToolDeps): ToolDefinition {
     description: 'The task you hold, if any.',
     input: agentInput,
     output: currentTaskOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {

@@ -13,7 +13,6 @@ export function registerGetProject(deps: QueueToolDeps): ToolDefinition {
     description: "A project's settings and task counts.",
     input: projectScopeInput,
     output: projectResult,
-    shallowOutput: true,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const project = await (await deps.queue()).getProject(args, ctx.session);

@@ -13,7 +13,6 @@ export function registerGetProjectStatus(deps: QueueToolDeps): ToolDefinition {
     description: 'Counts by status, agents working and idle, oldest queued task, next lease to expire.',
     input: projectScopeInput,
     output: projectStatusOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const s = await (await deps.queue()).getProjectStatus(args, ctx.session);

@@ -13,7 +13,6 @@ export function registerGetTask(deps: QueueToolDeps): ToolDefinition {
     description: 'A task with its instructions, status and attempt history.',
     input: taskInput,
     output: taskWithHistoryOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     more: 'get_current_task (for the task you hold), `agent-progress get-task ID --json` and the task page in VS Code show it whole.',
     async handler(args, ctx) {

@@ -13,7 +13,6 @@ export function registerGetTaskHistory(deps: QueueToolDeps): ToolDefinition {
     description: 'Every attempt at a task: agent, times, outcome, failure reason.',
     input: taskInput,
     output: historyOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     more: '`agent-progress get-task-history ID --json` shows every attempt whole.',
     async handler(args, ctx) {

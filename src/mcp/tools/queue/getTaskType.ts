@@ -12,7 +12,6 @@ export function registerGetTaskType(deps: QueueToolDeps): ToolDefinition {
     description: 'A task type by id or name.',
     input: taskTypeInput,
     output: taskTypeResult,
-    shallowOutput: true,
     annotations: READ_ONLY,
     more: '`agent-progress get-task-type PROJECT TYPE --json` shows it whole.',
     async handler(args, ctx) {

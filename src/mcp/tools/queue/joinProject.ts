@@ -13,7 +13,6 @@ export function registerJoinProject(deps: QueueToolDeps): ToolDefinition {
     description: "Work in a project: its purpose and counts; this session's later calls default to it. Agents: then register_agent.",
     input: projectInput,
     output: projectResult,
-    shallowOutput: true,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const project = await (await deps.queue()).joinProject(args, ctx.session);

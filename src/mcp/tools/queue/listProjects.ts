@@ -13,7 +13,6 @@ export function registerListProjects(deps: QueueToolDeps): ToolDefinition {
     description: 'Projects with their task counts (closed ones with includeClosed).',
     input: listProjectsInput,
     output: projectsOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const projects = await (await deps.queue()).listProjects(args, ctx.session);

@@ -12,7 +12,6 @@ export function registerListTaskTypes(deps: QueueToolDeps): ToolDefinition {
     description: "A project's task types.",
     input: projectScopeInput,
     output: taskTypesOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     more: 'get_task_type returns one task type.',
     async handler(args, ctx) {

@@ -13,7 +13,6 @@ export function registerListTasks(deps: QueueToolDeps): ToolDefinition {
     description: "A project's tasks in queue order, by status or type, paged.",
     input: listTasksInput,
     output: tasksOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     more: 'get_task returns one task in full.',
     async handler(args, ctx) {

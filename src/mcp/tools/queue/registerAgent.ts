@@ -12,7 +12,6 @@ export function registerRegisterAgent(deps: QueueToolDeps): ToolDefinition {
     description: 'Become an agent of an open project; get an apiKey (shown once) to reconnect later. One session per agent.',
     input: registerAgentInput,
     output: registerOutput,
-    shallowOutput: true,
     annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).registerAgent(args, ctx.session);

@@ -13,7 +13,6 @@ export function registerRequestTask(deps: QueueToolDeps): ToolDefinition {
     description: 'Take the next queued task (FIFO) under a lease; returns the one you hold if any. Finish with complete_task or fail_task.',
     input: agentInput,
     output: requestTaskOutput,
-    shallowOutput: true,
     annotations: IDEMPOTENT_WRITE,
     // The instructions are the work itself: sent whole (the specification's 20,000 characters), up to the ceiling.
     responseBudget: RESPONSE_CEILING,

@@ -19,7 +19,6 @@ export function registerAnalyzeSession(deps: TraceToolDeps): ToolDefinition {
       "Then use get_session_details(detail_level='turns') or get_event_details on the events it names.",
     input: analyzeSessionInput,
     output: analyzeSessionOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('analyze_session', deps.logger, async () => (await deps.traces()).analyzeSession(args)),
   };

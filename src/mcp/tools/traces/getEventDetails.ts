@@ -16,7 +16,6 @@ export function registerGetEventDetails(deps: TraceToolDeps): ToolDefinition {
       'comes cut, with next_cursor to read the rest in parts. Secrets are redacted.',
     input: getEventDetailsInput,
     output: getEventDetailsOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('get_event_details', deps.logger, async () => (await deps.traces()).getEventDetails(args)),
   };

@@ -14,7 +14,6 @@ export function registerGetProjectInfo(deps: TraceToolDeps): ToolDefinition {
       "Use a project's hash as list_sessions(project_hash) to see only its sessions.",
     input: getProjectInfoInput,
     output: getProjectInfoOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('get_project_info', deps.logger, async () => (await deps.traces()).getProjectInfo(args)),
   };

@@ -17,7 +17,6 @@ export function registerGetSessionDetails(deps: TraceToolDeps): ToolDefinition {
       'Secrets are redacted. For one event use get_event_details; to find events use search_event_previews.',
     input: getSessionDetailsInput,
     output: getSessionDetailsOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('get_session_details', deps.logger, async () => (await deps.traces()).getSessionDetails(args)),
   };

@@ -16,7 +16,6 @@ export function registerListSessions(deps: TraceToolDeps): ToolDefinition {
       'Filter by provider, project_hash (from get_project_info) or a time range. Next: get_session_details for one session, analyze_session for its health.',
     input: listSessionsInput,
     output: listSessionsOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('list_sessions', deps.logger, async () => (await deps.traces()).listSessions(args)),
   };

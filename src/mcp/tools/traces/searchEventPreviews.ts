@@ -17,7 +17,6 @@ export function registerSearchEventPreviews(deps: TraceToolDeps): ToolDefinition
       'Then get_event_details(session_id, event_index) for the full payload.',
     input: searchEventPreviewsInput,
     output: searchEventPreviewsOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('search_event_previews', deps.logger, async () => (await deps.traces()).searchEventPreviews(args)),
   };

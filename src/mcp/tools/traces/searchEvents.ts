@@ -15,7 +15,6 @@ export function registerSearchEvents(deps: TraceToolDeps): ToolDefinition {
       'Finds events whose content contains pattern; with include_full_payload each match also carries its payload, long texts cut to 2,000 characters.',
     input: searchEventsInput,
     output: searchEventsOutput,
-    shallowOutput: true,
     annotations: READ_ONLY,
     handler: (args) => traced('search_events', deps.logger, async () => (await deps.traces()).searchEvents(args)),
   };
