@@ -82,7 +82,7 @@ describe('extension manifest', () => {
     const viewIdNames = Object.entries(ViewIds).filter(([k]) => k !== 'container');
     assert.deepEqual(views.sort(), viewIdNames.map(([, v]) => v).sort());
     for (const [name] of viewIdNames)
-      assert.match(code, new RegExp(`create(TreeView|WebviewPanel)\\(ViewIds\\.${name}\\b|registerWebviewViewProvider\\(ViewIds\\.${name}\\b`), name);
+      assert.match(code, new RegExp(`(createTreeView|treeView|createWebviewPanel)\\(ViewIds\\.${name}\\b|registerWebviewViewProvider\\(ViewIds\\.${name}\\b`), name);
     for (const view of views)
       assert.ok(
         pkg.contributes.viewsWelcome.some((w) => w.view === view),
