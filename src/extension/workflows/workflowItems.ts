@@ -6,7 +6,7 @@ import type { WorkflowProject } from '../../core/storage/workflowStore';
 import type { DecisionData, IssueData, MilestoneData, TrackedTask, WorkflowEvent, WorkflowListing } from '../../core/workflow/types';
 import { CommandIds } from '../commandIds';
 import { exactTime, relativeTime } from '../views/format';
-import type { TooltipData, TreeRow } from '../views/treeRow';
+import { type TooltipData, type TreeRow, messageRow, showMoreRow } from '../views/treeRow';
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -332,15 +332,8 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
       };
     }
     case 'more':
-      return {
-        id: `wf-more:${node.projectId ?? '*'}:${node.shown}`,
-        label: `Show more (${node.shown} of ${node.total})`,
-        iconId: 'ellipsis',
-        contextValue: 'more',
-        collapsible: 'none',
-        command: { command: CommandIds.refreshWorkflows, title: 'Show More', arguments: [{ more: node.projectId ?? '*' }] },
-      };
+      return showMoreRow(`wf-more:${node.projectId ?? '*'}:${node.shown}`, node, CommandIds.refreshWorkflows, [{ more: node.projectId ?? '*' }]);
     case 'message':
-      return { id: `wf-message:${node.id}`, label: node.text, iconId: node.icon === 'error' ? 'error' : 'info', contextValue: 'message', collapsible: 'none' };
+      return messageRow(`wf-message:${node.id}`, node);
   }
 }
