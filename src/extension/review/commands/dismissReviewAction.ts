@@ -2,6 +2,7 @@
 // note the agent can read.
 
 import * as vscode from 'vscode';
+import { givenOrAsk } from '../../ask';
 import type { CommandHandler } from '../../feature';
 import type { ReviewDeps } from '../feature';
 import { editorOperator } from '../reviewModel';
@@ -12,7 +13,7 @@ export function dismissReviewAction(deps: ReviewDeps): CommandHandler {
     const id = await pickPendingAction(deps, arg, 'Dismiss Action');
     if (!id) return undefined;
     const given = arg && typeof arg === 'object' ? (arg as { note?: unknown }).note : undefined;
-    const note = typeof given === 'string' ? given : await vscode.window.showInputBox({ title: 'Dismiss Action', prompt: 'Why (optional; the agent can read it)' });
+    const note = await givenOrAsk(given, { title: 'Dismiss Action', prompt: 'Why (optional; the agent can read it)' });
     if (note === undefined) return undefined;
     try {
       const action = await (await deps.host.review()).decideAction(id, 'dismiss', editorOperator(), note);
