@@ -51,8 +51,11 @@ export function optionalText(name: string, max: number, opts: { identifier?: boo
     .optional();
 }
 
-/** A list of short labels such as tags: each non-blank, without control characters. */
-export function labelList(name: string, maxItems: number, maxLength: number) {
+/**
+ * An array of at most maxItems strings, each non-blank and at most maxLength characters; `refuse`
+ * says what else is wrong with an item (the end of the message after its name), if anything.
+ */
+function stringList(name: string, maxItems: number, maxLength: number, refuse: (item: string) => string | undefined) {
   return z
     .array(z.unknown(), { error: typeError(name, 'an array of strings') })
     .superRefine((items, ctx) => {
@@ -66,13 +69,22 @@ export function labelList(name: string, maxItems: number, maxLength: number) {
           ctx.addIssue({ code: 'custom', message: `${label} must be a string` });
           return;
         }
-        if (item.trim().length === 0) ctx.addIssue({ code: 'custom', message: `${label} cannot be empty` });
-        else if (codePointLength(item) > maxLength) ctx.addIssue({ code: 'custom', message: `${label} exceeds maximum length of ${maxLength} characters` });
-        else if (unstorableReason(item) || CONTROL.test(item)) ctx.addIssue({ code: 'custom', message: `${label} must be plain text without control characters` });
+        const wrong = item.trim().length === 0 ? 'cannot be empty' : codePointLength(item) > maxLength ? `exceeds maximum length of ${maxLength} characters` : refuse(item);
+        if (wrong) ctx.addIssue({ code: 'custom', message: `${label} ${wrong}` });
       });
     })
     .transform((items) => items as string[])
     .meta({ type: 'array', items: { type: 'string', minLength: 1, maxLength }, maxItems });
+}
+
+/** A list of short labels such as tags: each non-blank, without control characters. */
+export function labelList(name: string, maxItems: number, maxLength: number) {
+  return stringList(name, maxItems, maxLength, (item) => (unstorableReason(item) || CONTROL.test(item) ? 'must be plain text without control characters' : undefined));
+}
+
+/** A list of free-text items (achievements, commands): each non-blank and storable; line breaks allowed. */
+export function textList(name: string, maxItems: number, maxLength: number) {
+  return stringList(name, maxItems, maxLength, unstorableReason);
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;

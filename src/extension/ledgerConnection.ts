@@ -79,31 +79,18 @@ export class LedgerConnection extends Disposable {
     return ledger;
   }
 
-  async progress(): Promise<ProgressService> {
+  /** One of the ledger's services, once the ledger is open (and watched for other writers). */
+  private async service<K extends 'progress' | 'queue' | 'workflow' | 'transfer' | 'review'>(name: K): Promise<Awaited<ReturnType<Services[K]>>> {
     await this.ledger();
-    return this.services.progress();
+    return (await this.services[name]()) as Awaited<ReturnType<Services[K]>>;
   }
 
-  async queue(): Promise<QueueService> {
-    await this.ledger();
-    return this.services.queue();
-  }
-
-  async workflow(): Promise<WorkflowService> {
-    await this.ledger();
-    return this.services.workflow();
-  }
-
+  readonly progress = (): Promise<ProgressService> => this.service('progress');
+  readonly queue = (): Promise<QueueService> => this.service('queue');
+  readonly workflow = (): Promise<WorkflowService> => this.service('workflow');
   /** Export, import and retention of the whole ledger. */
-  async transfer(): Promise<TransferService> {
-    await this.ledger();
-    return this.services.transfer();
-  }
-
-  async review(): Promise<ReviewService> {
-    await this.ledger();
-    return this.services.review();
-  }
+  readonly transfer = (): Promise<TransferService> => this.service('transfer');
+  readonly review = (): Promise<ReviewService> => this.service('review');
 
   /** One line about the ledger host serving this window (Show Logs): pid, version, clients, ledger size. */
   async hostLine(): Promise<string> {

@@ -1,9 +1,10 @@
 // The one status bar item (task queue, tracked tasks, review, sessions not yet digested): made and
 // released with its owner, shown with a text and tooltip or hidden, and `visible` says which (tests
-// read it).
+// read it). LedgerStatusItem is one that reads the ledger again whenever any process writes it.
 
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
+import type { LedgerConnection } from './ledgerConnection';
 
 export interface StatusText {
   text: string;
@@ -37,4 +38,34 @@ export class StatusItem extends Disposable {
     this.item.show();
     this.visible = true;
   }
+}
+
+/** A status item that reads the ledger again whenever any process writes it, one read at a time. */
+export abstract class LedgerStatusItem extends StatusItem {
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    protected readonly host: LedgerConnection,
+    id: string,
+    priority: number,
+    name: string,
+    command?: vscode.Command,
+  ) {
+    super(id, priority, name, command);
+    this.register(host.onDidChange(() => void this.update()));
+  }
+
+  /** Reads the ledger and shows or hides the item; resolves when done (tests await it). */
+  update(): Promise<void> {
+    this.pending ??= this.read()
+      .then(
+        (status) => this.show(status),
+        () => this.show(undefined),
+      )
+      .finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  /** What the item shows now, or undefined to hide it (a failed read hides it too). */
+  protected abstract read(): Promise<StatusText | undefined>;
 }

@@ -18,6 +18,13 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
+/** Reads the ledger and changes nothing: the same call answers the same while nothing else writes. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Adds to the ledger (a task, an entry, an attempt): each call adds again. */
+export const APPENDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Changes the ledger, but the same call again changes nothing more (joining, taking the task already held). */
+export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
 export interface ToolContext {
   signal: AbortSignal;
   /** This connection's session: the queue project it joined and the agent it authenticated as. */

@@ -22,6 +22,14 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: ElProps
   return node;
 }
 
+/** A time the host sent (ISO 8601) in the reader's locale; `none` when there is none, and the
+ * text as it came when it is not a time. */
+export function localTime(iso: string | null, none = ''): string {
+  if (!iso) return none;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
 /** The page's root element. */
 export function appRoot(): HTMLElement {
   return document.getElementById('app')!;

@@ -71,6 +71,14 @@ export function parseJsonLocated(text: string): Located {
       depth--;
     }
   };
+  /** After a member of an object or array: true at its closing bracket, false after a comma (both consumed). */
+  const closed = (bracket: '}' | ']'): boolean => {
+    ws();
+    const c = text[i];
+    if (c !== ',' && c !== bracket) fail(`expected ',' or '${bracket}', found ${describe()}`);
+    i++;
+    return c === bracket;
+  };
   const valueAt = (p: string): unknown => {
     const c = text[i];
     if (c === '{') {
@@ -90,16 +98,7 @@ export function parseJsonLocated(text: string): Located {
         i++;
         if (Object.prototype.hasOwnProperty.call(out, key)) fail(`field "${key}" appears twice`);
         out[key] = value(childPath(p, key));
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return out;
-        }
-        fail(`expected ',' or '}', found ${describe()}`);
+        if (closed('}')) return out;
       }
     }
     if (c === '[') {
@@ -112,16 +111,7 @@ export function parseJsonLocated(text: string): Located {
       }
       for (;;) {
         out.push(value(childPath(p, out.length)));
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return out;
-        }
-        fail(`expected ',' or ']', found ${describe()}`);
+        if (closed(']')) return out;
       }
     }
     if (c === '"') return str();

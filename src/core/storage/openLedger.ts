@@ -5,11 +5,8 @@ import type { Logger } from '../log';
 import { SqliteEngine, type CheckpointPolicy } from './sqlite/engine';
 import { SCHEMAS } from './sqlite/schemas';
 import { SqliteProgressStore } from './sqlite/progressRepo';
-import { SqlQueueStore } from './sql/queueRepo';
-import { SqlWorkflowStore } from './sql/workflowRepo';
-import { SqlReviewStore } from './sql/reviewRepo';
 import { sqliteDb } from './sqlite/sqlDb';
-import { SqlTransferStore } from './sql/transferRepo';
+import { sqlStores } from './sql/stores';
 import { writeSqliteEntry } from './sqlite/entryWriter';
 import { SEARCH_FUNCTIONS } from './sqlite/search';
 import type { Ledger, LedgerChange, LedgerStats } from './store';
@@ -53,10 +50,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   return {
     location: options.file,
     progress,
-    queue: new SqlQueueStore(db),
-    workflow: new SqlWorkflowStore(db),
-    review: new SqlReviewStore(db),
-    transfer: new SqlTransferStore(db, writeSqliteEntry),
+    ...sqlStores(db, writeSqliteEntry),
     get notices() {
       return engine.notices;
     },

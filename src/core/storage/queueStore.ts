@@ -2,20 +2,7 @@
 // (under the embedded engine's inter-process lock; row locks on a server database), expired leases
 // reaped first, so two agents never hold the same task under any interleaving.
 
-import type {
-  Actor,
-  Agent,
-  AuditEvent,
-  DuplicateHandling,
-  ProjectConfig,
-  ProjectQueueStatus,
-  QueueProject,
-  Task,
-  TaskAttempt,
-  TaskStatus,
-  TaskType,
-  TaskWithHistory,
-} from '../queue/types';
+import type { Actor, Agent, AuditEvent, ProjectConfig, ProjectQueueStatus, QueueProject, Task, TaskAttempt, TaskStatus, TaskType, TaskWithHistory } from '../queue/types';
 
 export interface NewQueueProject {
   projectId: string;
@@ -24,13 +11,8 @@ export interface NewQueueProject {
   at: string;
 }
 
-export interface NewTaskType {
-  id: string;
-  projectId: string;
-  name: string;
-  template: string | null;
-  variables: string[];
-  duplicateHandling: DuplicateHandling;
+/** A task type as the service creates it; retries and lease left undefined take the project's defaults. */
+export interface NewTaskType extends Omit<TaskType, 'maxRetries' | 'leaseDurationMinutes' | 'createdAt'> {
   maxRetries: number | undefined;
   leaseDurationMinutes: number | undefined;
   at: string;

@@ -6,7 +6,6 @@ import type {
   CommitInfo,
   CompletionMetadata,
   FilesChanged,
-  PlanStep,
   ReviewRequest,
   Snapshot,
   TaskOutcome,
@@ -18,13 +17,8 @@ import type {
   WorkflowListing,
 } from '../workflow/types';
 
-export interface NewWorkflow {
-  id: string;
-  projectId: string;
-  name: string;
-  description: string | null;
-  plan: PlanStep[];
-  createdAt: string;
+/** A workflow as the service creates it, with its workflow_started event's id. */
+export interface NewWorkflow extends Workflow {
   /** The workflow_started event. */
   eventId: string;
 }

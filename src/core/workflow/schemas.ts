@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { codePointLength, unstorableReason } from '../text';
-import { flag, labelList, optionalText, requiredOneOf, requiredText } from '../validation';
+import { flag, labelList, optionalText, requiredOneOf, requiredText, textList } from '../validation';
 import { DECISION_CATEGORIES, ISSUE_TYPES, TASK_OUTCOMES, TESTS_STATUSES } from './types';
 
 export const WORKFLOW_LIMITS = {
@@ -81,30 +81,6 @@ function jsonObject(name: string, max: number) {
       if (codePointLength(text) > max) ctx.addIssue({ code: 'custom', message: `${name} exceeds maximum size of ${max} characters once serialised as JSON` });
     })
     .optional();
-}
-
-/** A list of free-text items (achievements, commands): each non-blank and storable. */
-function textList(name: string, maxItems: number, maxLength: number) {
-  return z
-    .array(z.unknown(), { error: typeError(name, 'an array of strings') })
-    .superRefine((items, ctx) => {
-      if (items.length > maxItems) {
-        ctx.addIssue({ code: 'custom', message: `${name} exceeds maximum of ${maxItems} items` });
-        return;
-      }
-      items.forEach((item, i) => {
-        const label = `${name}[${i}]`;
-        if (typeof item !== 'string') ctx.addIssue({ code: 'custom', message: `${label} must be a string` });
-        else if (item.trim().length === 0) ctx.addIssue({ code: 'custom', message: `${label} cannot be empty` });
-        else if (codePointLength(item) > maxLength) ctx.addIssue({ code: 'custom', message: `${label} exceeds maximum length of ${maxLength} characters` });
-        else {
-          const bad = unstorableReason(item);
-          if (bad) ctx.addIssue({ code: 'custom', message: `${label} ${bad}` });
-        }
-      });
-    })
-    .transform((items) => items as string[])
-    .meta({ type: 'array', items: { type: 'string', minLength: 1, maxLength }, maxItems });
 }
 
 function percent(name: string) {

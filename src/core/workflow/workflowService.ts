@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { customAlphabet } from 'nanoid';
 import { LedgerError, notFound } from '../errors';
 import type { Logger } from '../log';
-import type { RunningTask, WorkflowProject, WorkflowStore } from '../storage/workflowStore';
+import type { NewEvent, RunningTask, WorkflowProject, WorkflowStore } from '../storage/workflowStore';
 import { parseInput } from '../validation';
 import {
   completeTaskInput,
@@ -178,62 +178,46 @@ export class WorkflowService {
 
   async logDecision(raw: unknown): Promise<LogDecisionOutput> {
     const input = parseInput(logDecisionInput, raw);
-    await this.requireTask(input.task_id);
-    const createdAt = this.clock().toISOString();
-    const id = this.newId();
-    await this.deps.store.addEvent({
-      id,
-      taskId: input.task_id,
-      createdAt,
-      review: false,
-      kind: 'decision',
-      data: {
-        category: input.category,
-        question: input.question,
-        options_considered: input.options_considered ?? [],
-        chosen: input.chosen,
-        reasoning: input.reasoning,
-        ...(blankToNull(input.trade_offs) !== null ? { trade_offs: input.trade_offs! } : {}),
-      },
+    const { id, createdAt } = await this.addTaskEvent(input.task_id, 'decision', false, {
+      category: input.category,
+      question: input.question,
+      options_considered: input.options_considered ?? [],
+      chosen: input.chosen,
+      reasoning: input.reasoning,
+      ...(blankToNull(input.trade_offs) !== null ? { trade_offs: input.trade_offs! } : {}),
     });
     return { decision_id: id, task_id: input.task_id, created_at: createdAt };
   }
 
   async logIssue(raw: unknown): Promise<LogIssueOutput> {
     const input = parseInput(logIssueInput, raw);
-    await this.requireTask(input.task_id);
-    const createdAt = this.clock().toISOString();
-    const id = this.newId();
     const review = input.requires_human_review === true;
-    await this.deps.store.addEvent({
-      id,
-      taskId: input.task_id,
-      createdAt,
-      review,
-      kind: 'issue',
-      data: { type: input.type, description: input.description, resolution: input.resolution, requires_human_review: review },
+    const { id, createdAt } = await this.addTaskEvent(input.task_id, 'issue', review, {
+      type: input.type,
+      description: input.description,
+      resolution: input.resolution,
+      requires_human_review: review,
     });
     return { issue_id: id, task_id: input.task_id, created_at: createdAt, requires_human_review: review };
   }
 
   async logMilestone(raw: unknown): Promise<LogMilestoneOutput> {
     const input = parseInput(logMilestoneInput, raw);
-    await this.requireTask(input.task_id);
-    const createdAt = this.clock().toISOString();
-    const id = this.newId();
-    await this.deps.store.addEvent({
-      id,
-      taskId: input.task_id,
-      createdAt,
-      review: false,
-      kind: 'milestone',
-      data: {
-        message: input.message,
-        ...(input.progress !== undefined ? { progress: input.progress } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      },
+    const { id, createdAt } = await this.addTaskEvent(input.task_id, 'milestone', false, {
+      message: input.message,
+      ...(input.progress !== undefined ? { progress: input.progress } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
     });
     return { milestone_id: id, task_id: input.task_id, created_at: createdAt, progress: input.progress ?? null };
+  }
+
+  /** A decision, issue or milestone on an existing task, stamped now; review: shown to a person for review. */
+  private async addTaskEvent(taskId: string, kind: NewEvent['kind'], review: boolean, data: NewEvent['data']): Promise<{ id: string; createdAt: string }> {
+    await this.requireTask(taskId);
+    const createdAt = this.clock().toISOString();
+    const id = this.newId();
+    await this.deps.store.addEvent({ id, taskId, createdAt, review, kind, data });
+    return { id, createdAt };
   }
 
   async completeTask(raw: unknown): Promise<CompletedTask> {

@@ -11,7 +11,7 @@ export type ProgressLogNode =
   | { kind: 'more'; projectId: string; shown: number; total: number }
   | { kind: 'message'; id: string; text: string; icon: 'error' | 'info' };
 
-import type { TooltipData, TreeRow as TreeItemData } from '../views/treeRow';
+import { type TooltipData, type TreeRow as TreeItemData, messageRow, showMoreRow } from '../views/treeRow';
 
 export type { TooltipData, TreeItemData };
 
@@ -68,15 +68,8 @@ export function toTreeItemData(node: ProgressLogNode, now: Date, filterTag?: str
       };
     }
     case 'more':
-      return {
-        id: `more:${node.projectId}:${node.shown}`,
-        label: `Show more (${node.shown} of ${node.total})`,
-        iconId: 'ellipsis',
-        contextValue: 'more',
-        collapsible: 'none',
-        command: { command: CommandIds.showMoreEntries, title: 'Show More', arguments: [node.projectId] },
-      };
+      return showMoreRow(`more:${node.projectId}:${node.shown}`, node, CommandIds.showMoreEntries, [node.projectId]);
     case 'message':
-      return { id: `message:${node.id}`, label: node.text, iconId: node.icon === 'error' ? 'error' : 'info', contextValue: 'message', collapsible: 'none' };
+      return messageRow(`message:${node.id}`, node);
   }
 }

@@ -2,7 +2,7 @@
 // Refreshes itself when any process writes the ledger; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
-import { Disposable } from '../disposable';
+import { TreeProvider } from '../views/treeProvider';
 import { toTreeItem, tooltipMarkdown } from '../views/treeItem';
 import { ContextKeys } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
@@ -10,12 +10,7 @@ import { entryTooltip, toTreeItemData, type ProgressLogNode } from './progressLo
 
 const PAGE = 50;
 
-export class ProgressLogProvider extends Disposable implements vscode.TreeDataProvider<ProgressLogNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<ProgressLogNode | undefined>());
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
-  /** Fires after the view fetched its top level again (tests wait on it). */
-  readonly onDidRefresh = this.refreshed.event;
+export class ProgressLogProvider extends TreeProvider<ProgressLogNode> {
   private tag: string | undefined;
   private readonly shown = new Map<string, number>();
 
@@ -44,7 +39,7 @@ export class ProgressLogProvider extends Disposable implements vscode.TreeDataPr
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    this.redraw();
   }
 
   getTreeItem(node: ProgressLogNode): vscode.TreeItem {
@@ -58,7 +53,7 @@ export class ProgressLogProvider extends Disposable implements vscode.TreeDataPr
         // Projects are shared by every toolset: one with no entry yet (a queue's, a workflow's) is not shown here.
         const projects = (await progress.listProjects()).filter((p) => p.entryCount > 0);
         const nodes: ProgressLogNode[] = projects.map((project) => ({ kind: 'project', project, expanded: projects.length === 1 }));
-        this.refreshed.fire();
+        this.didRefresh();
         return nodes;
       }
       if (node.kind !== 'project') return [];

@@ -2,28 +2,15 @@
 // Task Queue. Hidden when every queue is empty. Refreshes when any process writes the ledger.
 
 import type { LedgerConnection } from '../ledgerConnection';
-import { StatusItem } from '../statusItem';
+import { LedgerStatusItem, type StatusText } from '../statusItem';
 import { queueStatusText } from './taskQueueItems';
 
-export class QueueStatus extends StatusItem {
-  private pending: Promise<void> | undefined;
-
-  constructor(private readonly host: LedgerConnection) {
-    super('agentProgress.taskQueue', 49, 'Agent Progress: task queue', { command: 'agentProgress.taskQueue.focus', title: 'Show Task Queue' });
-    this.register(host.onDidChange(() => void this.update()));
+export class QueueStatus extends LedgerStatusItem {
+  constructor(host: LedgerConnection) {
+    super(host, 'agentProgress.taskQueue', 49, 'Agent Progress: task queue', { command: 'agentProgress.taskQueue.focus', title: 'Show Task Queue' });
   }
 
-  /** Reads the queues and shows or hides the item; resolves when done (tests await it). */
-  update(): Promise<void> {
-    this.pending ??= this.read().finally(() => (this.pending = undefined));
-    return this.pending;
-  }
-
-  private async read(): Promise<void> {
-    try {
-      this.show(queueStatusText(await (await this.host.queue()).listProjects({})));
-    } catch {
-      this.show(undefined);
-    }
+  protected async read(): Promise<StatusText | undefined> {
+    return queueStatusText(await (await this.host.queue()).listProjects({}));
   }
 }

@@ -4,7 +4,7 @@
 import type { QueueProject, Task, TaskStatus } from '../../core/queue/types';
 import { CommandIds } from '../commandIds';
 import { relativeTime } from '../views/format';
-import type { TreeRow } from '../views/treeRow';
+import { type TreeRow, messageRow, showMoreRow } from '../views/treeRow';
 
 export type TaskQueueNode =
   | { kind: 'queueProject'; project: QueueProject; expanded: boolean }
@@ -94,16 +94,9 @@ export function toQueueItemData(node: TaskQueueNode, now: Date): QueueItemData {
       };
     }
     case 'moreTasks':
-      return {
-        id: `queue:${node.projectId}:${node.status}:more:${node.shown}`,
-        label: `Show more (${node.shown} of ${node.total})`,
-        iconId: 'ellipsis',
-        contextValue: 'moreTasks',
-        collapsible: 'none',
-        command: { command: CommandIds.showMoreTasks, title: 'Show More', arguments: [node.projectId, node.status] },
-      };
+      return showMoreRow(`queue:${node.projectId}:${node.status}:more:${node.shown}`, node, CommandIds.showMoreTasks, [node.projectId, node.status], 'moreTasks');
     case 'message':
-      return { id: `queue:message:${node.id}`, label: node.text, iconId: node.icon === 'error' ? 'error' : 'info', contextValue: 'message', collapsible: 'none' };
+      return messageRow(`queue:message:${node.id}`, node);
   }
 }
 

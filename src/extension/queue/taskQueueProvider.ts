@@ -1,8 +1,8 @@
 // The Task Queue tree view: a thin adapter from the queue (through LedgerConnection) to TreeItems.
 // Refreshes when any process writes the ledger, and every few seconds while a lease counts down.
 
-import * as vscode from 'vscode';
-import { Disposable } from '../disposable';
+import type * as vscode from 'vscode';
+import { TreeProvider } from '../views/treeProvider';
 import { toTreeItem } from '../views/treeItem';
 import type { TaskStatus } from '../../core/queue/types';
 import type { LedgerConnection } from '../ledgerConnection';
@@ -11,9 +11,7 @@ import { countOf, STATUS_ORDER, toQueueItemData, type TaskQueueNode } from './ta
 const PAGE = 50;
 const COUNTDOWN_MS = 5_000;
 
-export class TaskQueueProvider extends Disposable implements vscode.TreeDataProvider<TaskQueueNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<TaskQueueNode | undefined>());
-  readonly onDidChangeTreeData = this.changed.event;
+export class TaskQueueProvider extends TreeProvider<TaskQueueNode> {
   private readonly shown = new Map<string, number>();
   private countdown: NodeJS.Timeout | undefined;
 
@@ -29,7 +27,7 @@ export class TaskQueueProvider extends Disposable implements vscode.TreeDataProv
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    this.redraw();
   }
 
   showMore(projectId: string, status: TaskStatus): void {

@@ -247,26 +247,27 @@ export function reviewChildren(node: ReviewNode): ReviewNode[] {
   }
 }
 
-/** The action id a command was given: a tree node, {actionId}, or an id string. */
-export function actionIdOf(arg: unknown): string | undefined {
+/** The id of the `kind` a command was given: its tree node, {<kind>Id}, or an id string. */
+function idOf(arg: unknown, kind: 'action' | 'thread'): string | undefined {
   if (typeof arg === 'string' && arg.trim() !== '') return arg.trim();
   if (arg && typeof arg === 'object') {
-    const o = arg as { kind?: string; action?: { id: string }; actionId?: unknown };
-    if (o.kind === 'action' && o.action) return o.action.id;
-    if (typeof o.actionId === 'string') return o.actionId;
+    const o = arg as { kind?: string } & Record<string, unknown>;
+    const node = o[kind] as { id: string } | undefined;
+    if (o.kind === kind && node) return node.id;
+    const id = o[`${kind}Id`];
+    if (typeof id === 'string') return id;
   }
   return undefined;
 }
 
+/** The action id a command was given: a tree node, {actionId}, or an id string. */
+export function actionIdOf(arg: unknown): string | undefined {
+  return idOf(arg, 'action');
+}
+
 /** The thread id a command was given: a tree node, {threadId}, or an id string. */
 export function threadIdOf(arg: unknown): string | undefined {
-  if (typeof arg === 'string' && arg.trim() !== '') return arg.trim();
-  if (arg && typeof arg === 'object') {
-    const o = arg as { kind?: string; thread?: { id: string }; threadId?: unknown };
-    if (o.kind === 'thread' && o.thread) return o.thread.id;
-    if (typeof o.threadId === 'string') return o.threadId;
-  }
-  return undefined;
+  return idOf(arg, 'thread');
 }
 
 /** The status bar's text and tooltip for a run. */

@@ -2,20 +2,15 @@
 // a live duration, the approval queue, threads). Refreshes when any process writes the ledger and
 // once a second while an agent runs; shows an error row rather than throwing.
 
-import * as vscode from 'vscode';
-import { Disposable } from '../disposable';
+import type * as vscode from 'vscode';
+import { TreeProvider } from '../views/treeProvider';
 import type { ReviewModel } from './reviewModel';
 import { toTreeItem } from '../views/treeItem';
 import { reviewChildren, toReviewItemData, type ReviewNode } from './reviewItems';
 
 const TICK_MS = 1_000;
 
-export class ReviewProvider extends Disposable implements vscode.TreeDataProvider<ReviewNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<ReviewNode | undefined>());
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
-  /** Fires after the view fetched its top level again (tests wait on it). */
-  readonly onDidRefresh = this.refreshed.event;
+export class ReviewProvider extends TreeProvider<ReviewNode> {
   private ticker: NodeJS.Timeout | undefined;
 
   constructor(
@@ -25,7 +20,7 @@ export class ReviewProvider extends Disposable implements vscode.TreeDataProvide
     super();
     this.register(
       model.onDidChange(() => {
-        this.changed.fire(undefined);
+        this.redraw();
         this.updateTicker();
       }),
     );
@@ -38,7 +33,7 @@ export class ReviewProvider extends Disposable implements vscode.TreeDataProvide
   refresh(): Promise<void> {
     return this.model.load().then(
       () => undefined,
-      () => this.changed.fire(undefined),
+      () => this.redraw(),
     );
   }
 
@@ -51,7 +46,7 @@ export class ReviewProvider extends Disposable implements vscode.TreeDataProvide
     try {
       if (!this.model.loaded) await this.model.load();
       const states = this.model.states;
-      this.refreshed.fire();
+      this.didRefresh();
       if (states.length === 0) return [];
       const active = this.model.active;
       return states.map((state) => ({ kind: 'run', state, expanded: state === active }));
@@ -64,7 +59,7 @@ export class ReviewProvider extends Disposable implements vscode.TreeDataProvide
   /** Redraws once a second while an agent runs, so its duration counts up. */
   private updateTicker(): void {
     const running = this.model.states.some((s) => s.agents.some((a) => a.state === 'running'));
-    if (running && !this.ticker) this.ticker = setInterval(() => this.changed.fire(undefined), TICK_MS);
+    if (running && !this.ticker) this.ticker = setInterval(() => this.redraw(), TICK_MS);
     else if (!running && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;

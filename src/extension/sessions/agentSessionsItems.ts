@@ -5,7 +5,7 @@
 import type { SessionOverview } from '../../core/traces/traceService';
 import { CommandIds } from '../commandIds';
 import { exactTime, relativeTime } from '../views/format';
-import type { TooltipData, TreeRow } from '../views/treeRow';
+import { type TooltipData, type TreeRow, messageRow, showMoreRow } from '../views/treeRow';
 
 export const PROVIDER_LABELS: Record<string, string> = {
   claude_code: 'Claude Code',
@@ -147,15 +147,8 @@ export function toTreeItemData(node: AgentSessionsNode, now: Date): SessionTreeI
       };
     }
     case 'more':
-      return {
-        id: `more:${node.key}:${node.shown}`,
-        label: `Show more (${node.shown} of ${node.total})`,
-        iconId: 'ellipsis',
-        contextValue: 'more',
-        collapsible: 'none',
-        command: { command: CommandIds.showMoreSessions, title: 'Show More', arguments: [node.key] },
-      };
+      return showMoreRow(`more:${node.key}:${node.shown}`, node, CommandIds.showMoreSessions, [node.key]);
     case 'message':
-      return { id: `message:${node.id}`, label: node.text, iconId: node.icon === 'error' ? 'error' : 'info', contextValue: 'message', collapsible: 'none' };
+      return messageRow(`message:${node.id}`, node);
   }
 }

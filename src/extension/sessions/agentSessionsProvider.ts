@@ -2,18 +2,14 @@
 // TreeItems. Rescans while visible and refreshes itself when sessions change; shows an error row
 // rather than throwing; an empty index shows the view's welcome text.
 
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { Disposable } from '../disposable';
+import { TreeProvider } from '../views/treeProvider';
 import { toTreeItem } from '../views/treeItem';
 import type { TraceHost } from '../traceHost';
 import { groupSessions, SESSIONS_PAGE, toTreeItemData, type AgentSessionsNode } from './agentSessionsItems';
 
-export class AgentSessionsProvider extends Disposable implements vscode.TreeDataProvider<AgentSessionsNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<AgentSessionsNode | undefined>());
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
-  /** Fires after the view fetched its top level again (tests wait on it). */
-  readonly onDidRefresh = this.refreshed.event;
+export class AgentSessionsProvider extends TreeProvider<AgentSessionsNode> {
   private readonly shown = new Map<string, number>();
 
   constructor(
@@ -25,7 +21,7 @@ export class AgentSessionsProvider extends Disposable implements vscode.TreeData
   }
 
   refresh(): void {
-    this.changed.fire(undefined);
+    this.redraw();
   }
 
   showMore(key: string): void {
@@ -42,7 +38,7 @@ export class AgentSessionsProvider extends Disposable implements vscode.TreeData
       if (!node) {
         const sessions = await this.traces.service.overview();
         const providers = groupSessions(sessions);
-        this.refreshed.fire();
+        this.didRefresh();
         return providers;
       }
       if (node.kind === 'provider') return node.projects.map((group) => ({ kind: 'project', group }));

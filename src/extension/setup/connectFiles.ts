@@ -1,6 +1,6 @@
 // What the two connect commands (Connect Other Agents, Connect Agent Hooks) share: the Node the
 // written files run, reading a workspace file that may not exist yet, and the read-only Markdown
-// summary they open (no "save changes?" when it is closed).
+// summary they open (no "save changes?" when it is closed), and the folder they write into.
 
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -44,4 +44,12 @@ export function summaryDocument(own: Own, scheme: string, docPath: string): (mar
     await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     await vscode.window.showTextDocument(doc, { preview: true });
   };
+}
+
+/** The workspace folder a setup command writes into, or undefined after asking the person to open one. */
+export function folderToWrite(what: string): vscode.Uri | undefined {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (folder?.scheme === 'file') return folder;
+  void vscode.window.showWarningMessage(`Agent Progress: open a folder first; ${what} written into the workspace folder.`);
+  return undefined;
 }

@@ -6,7 +6,7 @@ import type { WorkflowProject } from '../../core/storage/workflowStore';
 import type { DecisionData, IssueData, MilestoneData, TrackedTask, WorkflowEvent, WorkflowListing } from '../../core/workflow/types';
 import { CommandIds } from '../commandIds';
 import { exactTime, relativeTime } from '../views/format';
-import type { TooltipData, TreeRow } from '../views/treeRow';
+import { type TooltipData, type TreeRow, messageRow, showMoreRow } from '../views/treeRow';
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -175,6 +175,19 @@ function taskTooltip(task: TrackedTask): TooltipData {
   return data;
 }
 
+type EventNode = Extract<WorkflowNode, { kind: 'decision' | 'issue' | 'milestone' }>;
+
+/** A decision, issue or milestone: a leaf whose click opens its task's page. */
+function eventRow(node: EventNode, row: Omit<TreeRow, 'id' | 'contextValue' | 'collapsible' | 'command'>): TreeRow {
+  return {
+    id: `event:${node.event.id}`,
+    ...row,
+    contextValue: node.kind,
+    collapsible: 'none',
+    command: { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [{ workflowId: node.task.workflowId, taskId: node.task.id } satisfies WorkflowRef] },
+  };
+}
+
 export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeItemData {
   switch (node.kind) {
     case 'project': {
@@ -258,21 +271,16 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
       if (d.options_considered.length > 0) lines.splice(1, 0, `Options: ${d.options_considered.join(', ')}`);
       if (d.trade_offs) lines.push(`Trade-offs: ${d.trade_offs}`);
       lines.push(exactTime(node.event.createdAt));
-      return {
-        id: `event:${node.event.id}`,
+      return eventRow(node, {
         label: d.question,
         description: `→ ${d.chosen}`,
         tooltip: { title: d.question, lines },
         iconId: 'lightbulb',
-        contextValue: 'decision',
-        collapsible: 'none',
-        command: { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [{ workflowId: node.task.workflowId, taskId: node.task.id } satisfies WorkflowRef] },
-      };
+      });
     }
     case 'issue': {
       const i: IssueData = node.event.data;
-      return {
-        id: `event:${node.event.id}`,
+      return eventRow(node, {
         label: i.description,
         description: `${i.type.replace(/_/g, ' ')}${i.requires_human_review ? ' · review requested' : ''}`,
         tooltip: {
@@ -286,23 +294,16 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
         },
         iconId: i.requires_human_review ? 'report' : 'issues',
         ...(i.requires_human_review ? { iconColor: 'problemsWarningIcon.foreground' } : {}),
-        contextValue: 'issue',
-        collapsible: 'none',
-        command: { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [{ workflowId: node.task.workflowId, taskId: node.task.id } satisfies WorkflowRef] },
-      };
+      });
     }
     case 'milestone': {
       const m: MilestoneData = node.event.data;
-      return {
-        id: `event:${node.event.id}`,
+      return eventRow(node, {
         label: m.message,
         description: [m.progress !== undefined ? `${m.progress}%` : '', relativeTime(node.event.createdAt, now)].filter(Boolean).join(' · '),
         tooltip: { title: m.message, lines: [exactTime(node.event.createdAt), ...(m.metadata ? [JSON.stringify(m.metadata)] : [])] },
         iconId: 'milestone',
-        contextValue: 'milestone',
-        collapsible: 'none',
-        command: { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [{ workflowId: node.task.workflowId, taskId: node.task.id } satisfies WorkflowRef] },
-      };
+      });
     }
     case 'file': {
       const f = node.file;
@@ -331,15 +332,8 @@ export function toWorkflowTreeItem(node: WorkflowNode, now: Date): WorkflowTreeI
       };
     }
     case 'more':
-      return {
-        id: `wf-more:${node.projectId ?? '*'}:${node.shown}`,
-        label: `Show more (${node.shown} of ${node.total})`,
-        iconId: 'ellipsis',
-        contextValue: 'more',
-        collapsible: 'none',
-        command: { command: CommandIds.refreshWorkflows, title: 'Show More', arguments: [{ more: node.projectId ?? '*' }] },
-      };
+      return showMoreRow(`wf-more:${node.projectId ?? '*'}:${node.shown}`, node, CommandIds.refreshWorkflows, [{ more: node.projectId ?? '*' }]);
     case 'message':
-      return { id: `wf-message:${node.id}`, label: node.text, iconId: node.icon === 'error' ? 'error' : 'info', contextValue: 'message', collapsible: 'none' };
+      return messageRow(`wf-message:${node.id}`, node);
   }
 }

@@ -4,40 +4,27 @@
 
 import { CommandIds } from '../commandIds';
 import type { LedgerConnection } from '../ledgerConnection';
-import { StatusItem } from '../statusItem';
+import { LedgerStatusItem, type StatusText } from '../statusItem';
 import { statusFor } from './workflowText';
 
-export class WorkflowStatus extends StatusItem {
-  private pending: Promise<void> | undefined;
-
+export class WorkflowStatus extends LedgerStatusItem {
   constructor(
-    private readonly host: LedgerConnection,
+    host: LedgerConnection,
     private readonly now: () => Date = () => new Date(),
   ) {
-    super('agentProgress.trackedTasks', 50, 'Agent Progress: tracked tasks');
-    this.register(host.onDidChange(() => void this.update()));
+    super(host, 'agentProgress.trackedTasks', 50, 'Agent Progress: tracked tasks');
   }
 
-  /** Reads the running tasks and shows or hides the item; resolves when done (tests await it). */
-  update(): Promise<void> {
-    this.pending ??= this.read().finally(() => (this.pending = undefined));
-    return this.pending;
-  }
-
-  private async read(): Promise<void> {
-    try {
-      const status = statusFor(await (await this.host.workflow()).runningTasks(), this.now());
-      this.show(
-        status && {
-          text: status.text,
-          tooltip: status.tooltip.join('\n'),
-          command: status.target
-            ? { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [status.target] }
-            : { command: 'agentProgress.workflows.focus', title: 'Show Workflows' },
-        },
-      );
-    } catch {
-      this.show(undefined);
-    }
+  protected async read(): Promise<StatusText | undefined> {
+    const status = statusFor(await (await this.host.workflow()).runningTasks(), this.now());
+    return (
+      status && {
+        text: status.text,
+        tooltip: status.tooltip.join('\n'),
+        command: status.target
+          ? { command: CommandIds.openWorkflow, title: 'Open Workflow', arguments: [status.target] }
+          : { command: 'agentProgress.workflows.focus', title: 'Show Workflows' },
+      }
+    );
   }
 }

@@ -3,7 +3,7 @@
 // writes the ledger; shows an error row rather than throwing.
 
 import * as vscode from 'vscode';
-import { Disposable } from '../disposable';
+import { TreeProvider } from '../views/treeProvider';
 import { toTreeItem } from '../views/treeItem';
 import type { WorkflowDetail } from '../../core/workflow/types';
 import { ViewIds } from '../commandIds';
@@ -12,12 +12,7 @@ import { groupChildren, taskChildren, taskNode, toWorkflowTreeItem, type Workflo
 
 const PAGE = 50;
 
-export class WorkflowsProvider extends Disposable implements vscode.TreeDataProvider<WorkflowNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<WorkflowNode | undefined>());
-  readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshed = this.register(new vscode.EventEmitter<void>());
-  /** Fires after the view fetched its top level again (tests wait on it). */
-  readonly onDidRefresh = this.refreshed.event;
+export class WorkflowsProvider extends TreeProvider<WorkflowNode> {
   private readonly details = new Map<string, Promise<WorkflowDetail>>();
   private readonly shown = new Map<string, number>();
   private running: (() => void) | undefined;
@@ -33,7 +28,7 @@ export class WorkflowsProvider extends Disposable implements vscode.TreeDataProv
 
   refresh(): void {
     this.details.clear();
-    this.changed.fire(undefined);
+    this.redraw();
   }
 
   showMore(projectId: string | undefined): void {
@@ -62,7 +57,7 @@ export class WorkflowsProvider extends Disposable implements vscode.TreeDataProv
       if (!node) {
         const projects = await service.listProjects();
         this.updateProgressBar((await service.runningTasks()).length > 0);
-        this.refreshed.fire();
+        this.didRefresh();
         if (projects.length > 1) return projects.map((project) => ({ kind: 'project', project }));
         return this.workflows(projects[0]?.projectId);
       }

@@ -3,7 +3,7 @@
 
 import type { EntryToHost, EntryView, HostToEntry } from '../../shared/entryProtocol';
 import { renderMarkdown } from '../markdown';
-import { appRoot, connectPage, el, showMissing } from '../dom';
+import { appRoot, connectPage, el, localTime, showMissing } from '../dom';
 
 const vscode = connectPage<EntryToHost, HostToEntry>((message) => onMessage(message));
 const app = appRoot();
@@ -16,9 +16,8 @@ const SOURCES: Record<string, string> = {
 };
 
 function render(entry: EntryView, summarising: boolean, error: string | undefined): void {
-  const when = new Date(entry.createdAt);
   const meta = el('p', { className: 'meta' });
-  meta.append(el('span', { text: entry.projectId }), ' · ', el('time', { text: Number.isNaN(when.getTime()) ? entry.createdAt : when.toLocaleString() }));
+  meta.append(el('span', { text: entry.projectId }), ' · ', el('time', { text: localTime(entry.createdAt) }));
   if (entry.agentId) meta.append(' · ', el('span', { className: 'agent', text: entry.agentId }));
 
   const tags = el('ul', { className: 'tags' }, ...entry.tags.map((t) => el('li', { text: t })));

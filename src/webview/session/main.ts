@@ -3,7 +3,7 @@
 // goes in with textContent; a tool call's event opens in place as preformatted text.
 
 import type { EventDetail, HostToSession, SessionPage, SessionToHost, SessionToolCall, SessionTurn } from '../../shared/sessionProtocol';
-import { appRoot, connectPage, el, showMissing } from '../dom';
+import { appRoot, connectPage, el, localTime, showMissing } from '../dom';
 import { boldSegments } from './boldText';
 
 const vscode = connectPage<SessionToHost, HostToSession>((message) => onMessage(message));
@@ -17,12 +17,6 @@ const callPanes = new Map<number, HTMLElement>();
 function withBold(node: HTMLElement, text: string): HTMLElement {
   for (const s of boldSegments(text)) node.append(s.bold ? el('strong', { text: s.text }) : s.text);
   return node;
-}
-
-function time(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
 function clock(iso: string | null): string {
@@ -51,7 +45,7 @@ function renderDetail(pane: HTMLElement, detail: EventDetail | null, error: stri
     pane.append(el('p', { className: 'error', text: error ?? 'Not found.' }));
     return;
   }
-  pane.append(el('p', { className: 'muted', text: `${detail.type}${detail.timestamp ? ` · ${time(detail.timestamp)}` : ''}` }));
+  pane.append(el('p', { className: 'muted', text: `${detail.type}${detail.timestamp ? ` · ${localTime(detail.timestamp)}` : ''}` }));
   const payload = detail.payload as Record<string, unknown> | null;
   const output = payload && typeof payload === 'object' && 'output' in payload ? payload.output : undefined;
   if (typeof output === 'string') {
@@ -140,7 +134,7 @@ function render(page: SessionPage, focusEvent: number | undefined): void {
   if (s.kind !== 'main') meta.append(' · ', el('span', { text: s.kind }));
   if (s.projectPath) meta.append(' · ', el('span', { text: s.projectPath }));
   if (s.gitBranch) meta.append(' · ', el('span', { text: s.gitBranch }));
-  meta.append(' · ', el('span', { text: `${time(s.start)}${s.durationSeconds !== null ? ` (${Math.max(1, Math.round(s.durationSeconds / 60))} min)` : ''}` }));
+  meta.append(' · ', el('span', { text: `${localTime(s.start)}${s.durationSeconds !== null ? ` (${Math.max(1, Math.round(s.durationSeconds / 60))} min)` : ''}` }));
   const stats = el(
     'div',
     { className: 'stats' },

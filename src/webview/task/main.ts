@@ -3,16 +3,15 @@
 
 import type { HostToTask, TaskPageView, TaskToHost } from '../../shared/taskProtocol';
 import { renderMarkdown } from '../markdown';
-import { appRoot, connectPage, el, showMissing } from '../dom';
+import { appRoot, connectPage, el, localTime, showMissing } from '../dom';
 
 const vscode = connectPage<TaskToHost, HostToTask>((message) => onMessage(message));
 const app = appRoot();
 let countdown: number | undefined;
 
+/** A time of the task, or a dash when it has none. */
 function when(iso: string | null): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  return localTime(iso, '—');
 }
 
 function left(iso: string | null): string {

@@ -3,15 +3,10 @@
 // textContent; nothing is parsed as HTML.
 
 import type { FileView, HostToWorkflow, TaskView, TimelineItem, WorkflowPage, WorkflowToHost } from '../../shared/workflowProtocol';
-import { appRoot, connectPage, el, showMissing } from '../dom';
+import { appRoot, connectPage, el, localTime, showMissing } from '../dom';
 
 const vscode = connectPage<WorkflowToHost, HostToWorkflow>((message) => onMessage(message));
 const app = appRoot();
-
-function time(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
 
 function duration(seconds: number | null): string {
   if (seconds === null) return '';
@@ -61,7 +56,7 @@ function fileRow(task: TaskView, f: FileView): HTMLElement {
 function taskCard(task: TaskView, focus: boolean): HTMLElement {
   const status = STATUS[task.status];
   const head = el('div', { className: 'task-head' }, el('span', { className: `status ${task.status}`, text: status.glyph, title: status.label }), el('h3', { text: task.name }));
-  const meta = [status.label, task.durationSeconds !== null ? duration(task.durationSeconds) : `started ${time(task.startedAt)}`, task.snapshot];
+  const meta = [status.label, task.durationSeconds !== null ? duration(task.durationSeconds) : `started ${localTime(task.startedAt)}`, task.snapshot];
   if (task.testsStatus) meta.push(`tests ${task.testsStatus.replace('_', ' ')}`);
   const card = el(
     'article',
@@ -99,7 +94,7 @@ function taskCard(task: TaskView, focus: boolean): HTMLElement {
 
 function timelineRow(item: TimelineItem): HTMLElement {
   const li = el('li', { className: `event ${item.kind}${item.review ? ' review' : ''}` });
-  li.append(el('time', { text: time(item.at) }), el('span', { className: 'kind', text: KIND[item.kind] }));
+  li.append(el('time', { text: localTime(item.at) }), el('span', { className: 'kind', text: KIND[item.kind] }));
   const body = el('div', { className: 'body' });
   if (item.taskName) body.append(el('span', { className: 'task-name', text: item.taskName }));
   body.append(el('span', { className: 'title', text: item.title }));
@@ -116,7 +111,7 @@ function render(page: WorkflowPage, focusTaskId: string | undefined): void {
     'header',
     {},
     el('h1', { text: page.name }),
-    el('p', { className: 'meta', text: `${page.projectId} · started ${time(page.createdAt)} · ${c.total} task${c.total === 1 ? '' : 's'}` }),
+    el('p', { className: 'meta', text: `${page.projectId} · started ${localTime(page.createdAt)} · ${c.total} task${c.total === 1 ? '' : 's'}` }),
   );
   if (page.description) header.append(el('p', { className: 'description', text: page.description }));
 

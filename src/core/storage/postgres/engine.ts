@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { LedgerError, isLedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
+import type { SchemaStream } from '../sql/schema';
 import { redactUrl, urlPassword } from './url';
 
 export type PgValue = string | number | boolean | null | Buffer;
@@ -21,21 +22,9 @@ export interface PgWriteTx extends PgReadTx {
   run(sql: string, params?: PgValue[]): Promise<{ changes: number }>;
 }
 
-export interface PgMigration {
-  version: number;
-  description: string;
-  statements: readonly string[];
-}
-
-/** One toolset's migrations, versioned on their own (as in the embedded engine). */
-export interface PgSchemaStream {
-  name: string;
-  migrations: readonly PgMigration[];
-}
-
 export interface PgEngineOptions {
   url: string;
-  schemas: readonly PgSchemaStream[];
+  schemas: readonly SchemaStream[];
   logger?: Logger;
   /** LISTEN for other processes' writes and fire change events (views); off for servers. */
   watch?: boolean;

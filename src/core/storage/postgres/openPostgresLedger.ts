@@ -7,13 +7,10 @@ import type { Logger } from '../../log';
 import type { Ledger, LedgerChange, LedgerStats } from '../store';
 import { PgEngine } from './engine';
 import { PgProgressStore } from './progressRepo';
-import { SqlQueueStore } from '../sql/queueRepo';
-import { SqlReviewStore } from '../sql/reviewRepo';
 import { pgDb } from './sqlDb';
+import { sqlStores } from '../sql/stores';
 import { PG_SCHEMAS } from './schemas';
-import { SqlTransferStore } from '../sql/transferRepo';
 import { writePgEntry } from './entryWriter';
-import { SqlWorkflowStore } from '../sql/workflowRepo';
 
 export interface OpenPostgresOptions {
   url: string;
@@ -42,10 +39,7 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
   return {
     location: engine.location,
     progress,
-    queue: new SqlQueueStore(db),
-    workflow: new SqlWorkflowStore(db),
-    review: new SqlReviewStore(db),
-    transfer: new SqlTransferStore(db, writePgEntry),
+    ...sqlStores(db, writePgEntry),
     get notices() {
       return engine.notices;
     },

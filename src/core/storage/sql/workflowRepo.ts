@@ -43,6 +43,19 @@ function* touchWorkflow(workflowId: string, at: string): Sql<void> {
   yield* run('UPDATE wf_workflows SET last_activity_at = ? WHERE id = ? AND last_activity_at < ?', [at, workflowId, at]);
 }
 
+/** One line of a workflow's event log: its timeline, and a review notification where review is set. */
+function* insertEvent(e: { id: string; workflowId: string; taskId: string | null; kind: WorkflowEvent['kind']; createdAt: string; review: boolean; data: object }): Sql<void> {
+  yield* run('INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    e.id,
+    e.workflowId,
+    e.taskId,
+    e.kind,
+    e.createdAt,
+    e.review ? 1 : 0,
+    JSON.stringify(e.data),
+  ]);
+}
+
 function* tasksWhere(where: string, params: (string | number)[]): Sql<TrackedTask[]> {
   const rows = yield* all<TaskRow>(`SELECT ${TASK_COLUMNS} FROM wf_tasks t WHERE ${where} ORDER BY t.n`, params);
   if (rows.length === 0) return [];
@@ -110,13 +123,7 @@ export class SqlWorkflowStore implements WorkflowStore {
         w.createdAt,
         w.createdAt,
       ]);
-      yield* run('INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, NULL, ?, ?, 0, ?)', [
-        w.eventId,
-        w.id,
-        'workflow_started',
-        w.createdAt,
-        JSON.stringify({ name: w.name }),
-      ]);
+      yield* insertEvent({ id: w.eventId, workflowId: w.id, taskId: null, kind: 'workflow_started', createdAt: w.createdAt, review: false, data: { name: w.name } });
     });
   }
 
@@ -198,13 +205,7 @@ export class SqlWorkflowStore implements WorkflowStore {
         [t.id, t.workflowId, t.parentTaskId, t.name, t.goal, JSON.stringify(t.areas), t.startedAt, t.startedAt, t.startSnapshot.id, t.startSnapshot.root],
       );
       yield* run(INSERT_SNAPSHOT, snapshotParams(t.startSnapshot));
-      yield* run("INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, 'task_started', ?, 0, ?)", [
-        t.eventId,
-        t.workflowId,
-        t.id,
-        t.startedAt,
-        JSON.stringify({ name: t.name }),
-      ]);
+      yield* insertEvent({ id: t.eventId, workflowId: t.workflowId, taskId: t.id, kind: 'task_started', createdAt: t.startedAt, review: false, data: { name: t.name } });
       yield* touchWorkflow(t.workflowId, t.startedAt);
     });
   }
@@ -238,15 +239,7 @@ export class SqlWorkflowStore implements WorkflowStore {
   async addEvent(e: NewEvent): Promise<void> {
     await this.db.write(function* (d) {
       const task = yield* requireRunning(d, e.taskId!, 'start a new task with start_task to record more.');
-      yield* run('INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        e.id,
-        task.workflow_id,
-        e.taskId,
-        e.kind,
-        e.createdAt,
-        e.review ? 1 : 0,
-        JSON.stringify(e.data),
-      ]);
+      yield* insertEvent({ ...e, workflowId: task.workflow_id });
       if (e.kind === 'milestone') {
         const m = e.data as { message: string; progress?: number };
         yield* run('UPDATE wf_tasks SET milestone = ?, progress = coalesce(?, progress), last_activity_at = ? WHERE id = ?', [
@@ -292,20 +285,21 @@ export class SqlWorkflowStore implements WorkflowStore {
       for (const p of c.files.deleted) yield* file(p, 'deleted', null, null, !unexpected.has(p));
       for (const r of c.files.renamed) yield* file(r.to, 'renamed', r.from, r.similarity, !unexpected.has(r.to) && !unexpected.has(r.from));
       yield* run(INSERT_SNAPSHOT, snapshotParams(c.endSnapshot));
-      yield* run("INSERT INTO wf_events (id, workflow_id, task_id, kind, created_at, review, data) VALUES (?, ?, ?, 'task_completed', ?, ?, ?)", [
-        c.eventId,
-        task.workflow_id,
-        c.taskId,
-        c.completedAt,
-        c.review ? 1 : 0,
-        JSON.stringify({
+      yield* insertEvent({
+        id: c.eventId,
+        workflowId: task.workflow_id,
+        taskId: c.taskId,
+        kind: 'task_completed',
+        createdAt: c.completedAt,
+        review: c.review,
+        data: {
           status: c.status,
           summary: c.outcome.summary,
           manual_review_needed: c.outcome.manual_review_needed === true,
           ...(c.outcome.manual_review_reason ? { manual_review_reason: c.outcome.manual_review_reason } : {}),
           files: c.files.added.length + c.files.modified.length + c.files.deleted.length + c.files.renamed.length,
-        }),
-      ]);
+        },
+      });
       yield* touchWorkflow(task.workflow_id, c.completedAt);
     });
   }

@@ -13,6 +13,7 @@ import { LedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
 import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
 import { FileLock } from '../fileLock';
+import type { SchemaStream } from '../sql/schema';
 import type { TailRecovery } from '../store';
 import { decodeHeader, encodeHeader, encodeRecord, HEADER_SIZE, JOURNAL_MAGIC, parseRecordAt, type JournalRecord, type Op, type SqlValue } from './journal';
 import { loadSqlJs } from './sqlJs';
@@ -33,21 +34,8 @@ export interface WriteTx extends ReadTx {
   run(sql: string, params?: SqlValue[]): { changes: number };
 }
 
-export interface Migration {
-  version: number;
-  description: string;
-  statements: readonly string[];
-}
-
-/**
- * The migrations of one part of the schema (a toolset), versioned on their own in _meta under
- * `schema_version.<name>`: toolsets evolve independently, and a ledger that a newer build gave
- * extra parts still opens in an older one.
- */
-export interface SchemaStream {
-  name: string;
-  migrations: readonly Migration[];
-}
+// The schema's streams and migrations, shared with the PostgreSQL engine.
+export type { Migration, SchemaStream } from '../sql/schema';
 
 export interface CheckpointPolicy {
   /** Journal size that always triggers a snapshot. */

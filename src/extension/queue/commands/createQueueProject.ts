@@ -1,6 +1,7 @@
 // Agent Progress: Create Queue Project: a name (it is the project's id) and what it is for.
 
 import * as vscode from 'vscode';
+import { givenOrAsk } from '../../ask';
 import type { CommandHandler } from '../../feature';
 import { CommandIds } from '../../commandIds';
 import type { QueueDeps } from '../feature';
@@ -8,16 +9,13 @@ import { EDITOR_ACTOR, showQueueError } from './queueArgs';
 
 export function createQueueProject(deps: QueueDeps): CommandHandler {
   return async (given?: unknown) => {
-    const name =
-      typeof given === 'string'
-        ? given
-        : await vscode.window.showInputBox({
-            title: 'Create Queue Project (1/2)',
-            prompt: 'A name agents will use as projectId',
-            placeHolder: 'email-summaries',
-            validateInput: (v) =>
-              v.trim() === '' ? 'Type a name' : [...v].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127) ? 'A name is one line, without tabs' : undefined,
-          });
+    const name = await givenOrAsk(given, {
+      title: 'Create Queue Project (1/2)',
+      prompt: 'A name agents will use as projectId',
+      placeHolder: 'email-summaries',
+      validateInput: (v) =>
+        v.trim() === '' ? 'Type a name' : [...v].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127) ? 'A name is one line, without tabs' : undefined,
+    });
     if (name === undefined || name.trim() === '') return;
     const description =
       typeof given === 'string'

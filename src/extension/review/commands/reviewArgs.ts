@@ -6,6 +6,7 @@ import type { Logger } from '../../../core/log';
 import type { ReviewAction } from '../../../core/review/types';
 import type { ReviewDeps } from '../feature';
 import { actionIdOf } from '../reviewItems';
+import { editorOperator } from '../reviewModel';
 
 export { actionIdOf, threadIdOf } from '../reviewItems';
 
@@ -47,4 +48,20 @@ export async function pickPendingAction(deps: ReviewDeps, arg: unknown, title: s
 export async function currentRunId(deps: ReviewDeps): Promise<string | undefined> {
   if (!deps.reviewModel.loaded) await deps.reviewModel.load();
   return deps.reviewModel.active?.run.id;
+}
+
+/**
+ * Records the person's decision on an action (the agent reads it through get_workflow), reloads the
+ * Review view and says so in the status bar; the action, or undefined after showing the error.
+ */
+export async function decideAction(deps: ReviewDeps, id: string, decision: 'approve' | 'dismiss', note?: string): Promise<ReviewAction | undefined> {
+  try {
+    const action = await (await deps.host.review()).decideAction(id, decision, editorOperator(), note);
+    await deps.reviewModel.load();
+    void vscode.window.setStatusBarMessage(`Action ${id} ${decision === 'approve' ? 'approved' : 'dismissed'}`, 3000);
+    return action;
+  } catch (err) {
+    showReviewError(deps.logger, `Could not ${decision} the action`, err);
+    return undefined;
+  }
 }

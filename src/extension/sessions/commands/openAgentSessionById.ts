@@ -2,21 +2,19 @@
 // ambiguous prefix offers its matches.
 
 import * as vscode from 'vscode';
+import { givenOrAsk } from '../../ask';
 import type { CommandHandler } from '../../feature';
 import type { SessionsDeps } from '../feature';
 import { loadCore } from '../../core';
 
 export function openAgentSessionById(deps: SessionsDeps): CommandHandler {
   return async (given?: unknown) => {
-    const typed =
-      typeof given === 'string'
-        ? given
-        : await vscode.window.showInputBox({
-            title: 'Open Agent Session by ID',
-            prompt: 'A session id, or its first characters (8 are usually enough)',
-            placeHolder: '3c02559b',
-            validateInput: (v) => (v.trim() === '' ? 'Type a session id' : v.trim().length > 200 ? 'Session ids are at most 200 characters' : undefined),
-          });
+    const typed = await givenOrAsk(given, {
+      title: 'Open Agent Session by ID',
+      prompt: 'A session id, or its first characters (8 are usually enough)',
+      placeHolder: '3c02559b',
+      validateInput: (v) => (v.trim() === '' ? 'Type a session id' : v.trim().length > 200 ? 'Session ids are at most 200 characters' : undefined),
+    });
     if (typed === undefined || typed.trim() === '') return false;
     const service = deps.traces.service;
     await service.refresh();

@@ -10,7 +10,7 @@ import { defaultProjectId } from '../../../core/projectId';
 import { applyPlans } from '../../connect/agentConfigs';
 import { describeHookPlans, HOOK_TARGETS, planHooks, type HookInput, type HookPlan, type HookTargetId } from '../../connect/agentHooks';
 import type { SetupDeps } from '../feature';
-import { agentNode, readIfExists, summaryDocument } from '../connectFiles';
+import { agentNode, folderToWrite, readIfExists, summaryDocument } from '../connectFiles';
 import { readDigestSettings, readSettings } from '../../settings';
 
 /** Arguments for scripts and tests: no quick pick or question when given. */
@@ -31,11 +31,8 @@ export function connectAgentHooks(deps: SetupDeps, own: Own): CommandHandler {
   const showSummary = summaryDocument(own, 'agent-progress-hooks', '/Agent hooks.md');
   return async (options?: ConnectAgentHooksOptions): Promise<ConnectAgentHooksResult | undefined> => {
     const opts: ConnectAgentHooksOptions = options && typeof options === 'object' ? options : {};
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (!folder || folder.scheme !== 'file') {
-      void vscode.window.showWarningMessage('Agent Progress: open a folder first; hooks are written into the workspace folder.');
-      return undefined;
-    }
+    const folder = folderToWrite('hooks are');
+    if (!folder) return undefined;
     let targets = Array.isArray(opts.targets) ? opts.targets.filter((t) => HOOK_TARGETS.some((h) => h.id === t)) : undefined;
     if (!targets) {
       const picked = await vscode.window.showQuickPick(

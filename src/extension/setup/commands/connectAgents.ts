@@ -19,7 +19,7 @@ import {
   type ServerEntry,
 } from '../../connect/agentConfigs';
 import type { SetupDeps } from '../feature';
-import { agentNode, readIfExists, summaryDocument } from '../connectFiles';
+import { agentNode, folderToWrite, readIfExists, summaryDocument } from '../connectFiles';
 import { serverScript } from '../../mcpServerProvider';
 import { readSettings } from '../../settings';
 
@@ -44,11 +44,8 @@ export function connectAgents(deps: SetupDeps, own: Own): CommandHandler {
   const showSummary = summaryDocument(own, 'agent-progress-connect', '/Connected agents.md');
   return async (options?: ConnectAgentsOptions): Promise<ConnectAgentsResult | undefined> => {
     const opts: ConnectAgentsOptions = options && typeof options === 'object' ? options : {};
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (!folder || folder.scheme !== 'file') {
-      void vscode.window.showWarningMessage("Agent Progress: open a folder first; the agents' configuration is written into the workspace folder.");
-      return undefined;
-    }
+    const folder = folderToWrite("the agents' configuration is");
+    if (!folder) return undefined;
     const settings = readSettings();
     if (settings.toolsets.length === 0) {
       void vscode.window.showWarningMessage('Agent Progress: no toolset is enabled (setting agentProgress.toolsets); enable one and run the command again.');

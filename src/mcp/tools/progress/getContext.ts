@@ -1,7 +1,7 @@
 // get_context: one entry's summary, written once and cached (Agent Progress Tracker specification, README "Tools").
 
 import { getContextInput, getContextOutput } from '../../../core/progress/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { ProgressToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerGetContext(deps: ProgressToolDeps): ToolDefinition {
       'Summaries are written once and cached. Use search_logs first to find the entries worth reading.',
     input: getContextInput,
     output: getContextOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    annotations: { ...READ_ONLY, openWorldHint: true },
     // includeFull returns the whole entry (10,000 characters at most); the default stays small.
     responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {

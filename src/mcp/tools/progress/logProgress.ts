@@ -1,7 +1,7 @@
 // log_progress: record a completed step in the project's shared log (Agent Progress Tracker specification, README "Tools").
 
 import { logProgressInput, logProgressOutput } from '../../../core/progress/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ProgressToolDeps } from './deps';
 
@@ -15,7 +15,7 @@ export function registerLogProgress(deps: ProgressToolDeps): ToolDefinition {
       "Returns the new entry's id. To read earlier work, use search_logs, then get_context.",
     input: logProgressInput,
     output: logProgressOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const service = await deps.progress();
       const out = await service.logProgress(args);

@@ -1,7 +1,7 @@
 // search_logs: find entries by title, tags, dates or full text; `query` matches titles only, never content.
 
 import { searchLogsInput, searchLogsOutput } from '../../../core/progress/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { ProgressToolDeps } from './deps';
 
@@ -15,7 +15,7 @@ export function registerSearchLogs(deps: ProgressToolDeps): ToolDefinition {
       "call get_context for an entry's summary. Call this at the start of a task to see what other agents did.",
     input: searchLogsInput,
     output: searchLogsOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     // Up to 100 listings when asked; the default 20 stay under 30 KB.
     responseBudget: RESPONSE_CEILING,
     async handler(args) {

@@ -1,7 +1,7 @@
 // add_task: Queue one task: a type's variables (its template makes the instructions), or plain instructions without a type (TaskDriver specification, README "Tools").
 
 import { addTaskInput, addTaskOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { MCP_OPERATOR, taskLine } from './format';
@@ -13,8 +13,7 @@ export function registerAddTask(deps: QueueToolDeps): ToolDefinition {
     description: "Queue a task in an open project (create_project first): a type's variables, or plain instructions. Many: create_tasks_bulk.",
     input: addTaskInput,
     output: addTaskOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).addTask(args, MCP_OPERATOR, ctx.session);
       return toolSuccess(out.created ? `Queued task ${out.task.id}.` : `A task with these variables exists: ${taskLine(out.task)} (not added again).`, out);

@@ -1,7 +1,7 @@
 // complete_task: Report the task you hold as done, with what was done (TaskDriver specification, README "Tools").
 
 import { completeTaskInput, completeOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerCompleteTask(deps: QueueToolDeps): ToolDefinition {
     description: 'Report your task done, with what was done.',
     input: completeTaskInput,
     output: completeOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const task = await (await deps.queue()).completeTask(args, ctx.session);
       return toolSuccess(`Task ${task.id} completed. Call request_task for the next one.`, { task });

@@ -1,7 +1,7 @@
 // create_task_type: Define a kind of task: a template with {{variable}} placeholders (filled per task), duplicate handling by variables, retries and lease length (TaskDriver specification, README "Tools").
 
 import { createTaskTypeInput, taskTypeResult } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { MCP_OPERATOR } from './format';
@@ -13,8 +13,7 @@ export function registerCreateTaskType(deps: QueueToolDeps): ToolDefinition {
     description: 'Define a task type in an open project: a {{variable}} template, duplicate handling, retries, lease.',
     input: createTaskTypeInput,
     output: taskTypeResult,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const type = await (await deps.queue()).createTaskType(args, MCP_OPERATOR, ctx.session);
       const vars = type.variables.length > 0 ? ` with variables ${type.variables.join(', ')}` : '';

@@ -1,7 +1,7 @@
 // create_tasks_bulk: Queue up to 1,000 tasks in one call; each row like add_task (TaskDriver specification, README "Tools").
 
 import { createTasksBulkInput, bulkOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { MCP_OPERATOR } from './format';
@@ -13,8 +13,7 @@ export function registerCreateTasksBulk(deps: QueueToolDeps): ToolDefinition {
     description: 'Queue up to 1,000 tasks in an open project; bad rows are reported by index, the rest created.',
     input: createTasksBulkInput,
     output: bulkOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).createTasksBulk(args, MCP_OPERATOR, ctx.session);
       const errors = out.errors.slice(0, 10).map((e) => `#${e.index}: ${e.message}`);

@@ -1,7 +1,7 @@
 // extend_lease: Add minutes to the lease of the task you hold, before it runs out (an expired task goes back to the queue) (TaskDriver specification, README "Tools").
 
 import { extendLeaseInput, completeOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerExtendLease(deps: QueueToolDeps): ToolDefinition {
     description: "Add minutes to your task's lease before it expires.",
     input: extendLeaseInput,
     output: completeOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const task = await (await deps.queue()).extendLease(args, ctx.session);
       return toolSuccess(`Lease on task ${task.id} extended to ${task.leaseExpiresAt}.`, { task });

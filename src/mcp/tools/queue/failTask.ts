@@ -1,7 +1,7 @@
 // fail_task: Report that the task you hold failed (TaskDriver specification, README "Tools").
 
 import { failTaskInput, failOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerFailTask(deps: QueueToolDeps): ToolDefinition {
     description: 'Report your task failed; requeued, for another agent first, while retries remain unless canRetry is false.',
     input: failTaskInput,
     output: failOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).failTask(args, ctx.session);
       const t = out.task;

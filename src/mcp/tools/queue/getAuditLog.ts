@@ -1,7 +1,7 @@
 // get_audit_log: A project's audit trail, newest first: who created, assigned, completed, failed, requeued what and when (TaskDriver specification, README "Tools").
 
 import { auditLogInput, auditOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerGetAuditLog(deps: QueueToolDeps): ToolDefinition {
     description: "A project's audit trail, newest first; page with before.",
     input: auditLogInput,
     output: auditOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const out = await (await deps.queue()).getAuditLog(args, ctx.session);
       const lines = out.events.map((e) => `${e.at} ${e.actor} ${e.action}${e.taskId ? ` ${e.taskId}` : ''}`);

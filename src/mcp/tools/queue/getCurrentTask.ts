@@ -1,7 +1,7 @@
 // get_current_task: The task you hold now, if any, with its instructions and lease (TaskDriver specification, README "Tools").
 
 import { agentInput, currentTaskOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { assignedText } from './format';
@@ -13,8 +13,7 @@ export function registerGetCurrentTask(deps: QueueToolDeps): ToolDefinition {
     description: 'The task you hold, if any.',
     input: agentInput,
     output: currentTaskOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {
       const task = await (await deps.queue()).getCurrentTask(args, ctx.session);

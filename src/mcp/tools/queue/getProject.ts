@@ -1,7 +1,7 @@
 // get_project: A project's details, settings and task counts (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, projectResult } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { projectLine } from './format';
@@ -13,8 +13,7 @@ export function registerGetProject(deps: QueueToolDeps): ToolDefinition {
     description: "A project's settings and task counts.",
     input: projectScopeInput,
     output: projectResult,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const project = await (await deps.queue()).getProject(args, ctx.session);
       return toolSuccess(projectLine(project), { project });

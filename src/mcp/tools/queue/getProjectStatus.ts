@@ -1,7 +1,7 @@
 // get_project_status: A project's queue at a glance: counts by status, agents working and idle, the oldest queued task, the next lease to expire (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, projectStatusOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { projectLine } from './format';
@@ -13,8 +13,7 @@ export function registerGetProjectStatus(deps: QueueToolDeps): ToolDefinition {
     description: 'Counts by status, agents working and idle, oldest queued task, next lease to expire.',
     input: projectScopeInput,
     output: projectStatusOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const s = await (await deps.queue()).getProjectStatus(args, ctx.session);
       const agents = s.agents.list.map((a) => `${a.name} ${a.status}${a.currentTaskId ? ` on ${a.currentTaskId}` : ''}`).join(', ');

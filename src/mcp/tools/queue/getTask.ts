@@ -1,7 +1,7 @@
 // get_task: One task with its instructions, status and every attempt (the history) (TaskDriver specification, README "Tools").
 
 import { taskInput, taskWithHistoryOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { taskLine, attemptLine } from './format';
@@ -13,8 +13,7 @@ export function registerGetTask(deps: QueueToolDeps): ToolDefinition {
     description: 'A task with its instructions, status and attempt history.',
     input: taskInput,
     output: taskWithHistoryOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     more: 'get_current_task (for the task you hold), `agent-progress get-task ID --json` and the task page in VS Code show it whole.',
     async handler(args, ctx) {
       const task = await (await deps.queue()).getTask(args, ctx.session);

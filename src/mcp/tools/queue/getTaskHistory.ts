@@ -1,7 +1,7 @@
 // get_task_history: Every attempt at a task: agent, times, outcome and failure reason (agent_reported, timeout, server_error) (TaskDriver specification, README "Tools").
 
 import { taskInput, historyOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { attemptLine } from './format';
@@ -13,8 +13,7 @@ export function registerGetTaskHistory(deps: QueueToolDeps): ToolDefinition {
     description: 'Every attempt at a task: agent, times, outcome, failure reason.',
     input: taskInput,
     output: historyOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     more: '`agent-progress get-task-history ID --json` shows every attempt whole.',
     async handler(args, ctx) {
       const out = await (await deps.queue()).getTaskHistory(args, ctx.session);

@@ -1,7 +1,7 @@
 // get_task_type: One task type by id or name: template, variables, duplicate handling, retries, lease (TaskDriver specification, README "Tools").
 
 import { taskTypeInput, taskTypeResult } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerGetTaskType(deps: QueueToolDeps): ToolDefinition {
     description: 'A task type by id or name.',
     input: taskTypeInput,
     output: taskTypeResult,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     more: '`agent-progress get-task-type PROJECT TYPE --json` shows it whole.',
     async handler(args, ctx) {
       const type = await (await deps.queue()).getTaskType(args, ctx.session);

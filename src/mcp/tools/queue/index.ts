@@ -29,7 +29,7 @@ import { registerRegisterAgent } from './registerAgent';
 import { registerRequestTask } from './requestTask';
 
 export function queueTools(deps: QueueToolDeps): ToolDefinition[] {
-  return [
+  const tools = [
     registerCreateProject(deps),
     registerListProjects(deps),
     registerGetProject(deps),
@@ -53,6 +53,9 @@ export function queueTools(deps: QueueToolDeps): ToolDefinition[] {
     registerGetTaskHistory(deps),
     registerGetAuditLog(deps),
   ];
+  // Their output schemas are listed to the top level (shallowOutput) to keep tools/list
+  // within the toolset's budget; the JSON each tool returns says the rest.
+  return tools.map((t) => ({ ...t, shallowOutput: true }));
 }
 
 /**

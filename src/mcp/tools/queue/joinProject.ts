@@ -1,7 +1,7 @@
 // join_project: Start working in a project: returns its purpose and counts, and makes it the default projectId of this session's later calls (TaskDriver specification, README "Tools").
 
 import { projectInput, projectResult } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { countsLine } from './format';
@@ -13,8 +13,7 @@ export function registerJoinProject(deps: QueueToolDeps): ToolDefinition {
     description: "Work in a project: its purpose and counts; this session's later calls default to it. Agents: then register_agent.",
     input: projectInput,
     output: projectResult,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const project = await (await deps.queue()).joinProject(args, ctx.session);
       return toolSuccess(

@@ -1,7 +1,7 @@
 // list_projects: List task queue projects with their task counts; closed ones only with includeClosed (TaskDriver specification, README "Tools").
 
 import { listProjectsInput, projectsOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { projectLine } from './format';
@@ -13,8 +13,7 @@ export function registerListProjects(deps: QueueToolDeps): ToolDefinition {
     description: 'Projects with their task counts (closed ones with includeClosed).',
     input: listProjectsInput,
     output: projectsOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const projects = await (await deps.queue()).listProjects(args, ctx.session);
       return toolSuccess(projects.length === 0 ? 'No projects yet: create_project makes one.' : projects.map(projectLine).join('\n'), { projects });

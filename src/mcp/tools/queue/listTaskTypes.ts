@@ -1,7 +1,7 @@
 // list_task_types: A project's task types with their templates and variables (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, taskTypesOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerListTaskTypes(deps: QueueToolDeps): ToolDefinition {
     description: "A project's task types.",
     input: projectScopeInput,
     output: taskTypesOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     more: 'get_task_type returns one task type.',
     async handler(args, ctx) {
       const taskTypes = await (await deps.queue()).listTaskTypes(args, ctx.session);

@@ -1,7 +1,7 @@
 // list_tasks: A project's tasks in queue order, filtered by status or type, paged with limit and offset (TaskDriver specification, README "Tools").
 
 import { listTasksInput, tasksOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { taskLine } from './format';
@@ -13,8 +13,7 @@ export function registerListTasks(deps: QueueToolDeps): ToolDefinition {
     description: "A project's tasks in queue order, by status or type, paged.",
     input: listTasksInput,
     output: tasksOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     more: 'get_task returns one task in full.',
     async handler(args, ctx) {
       const out = await (await deps.queue()).listTasks(args, ctx.session);

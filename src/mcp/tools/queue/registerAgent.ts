@@ -1,7 +1,7 @@
 // register_agent: Become an agent of a project: pick a name or be given one, and receive an API key (shown once) (TaskDriver specification, README "Tools").
 
 import { registerAgentInput, registerOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 
@@ -12,8 +12,7 @@ export function registerRegisterAgent(deps: QueueToolDeps): ToolDefinition {
     description: 'Become an agent of an open project; get an apiKey (shown once) to reconnect later. One session per agent.',
     input: registerAgentInput,
     output: registerOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args, ctx) {
       const out = await (await deps.queue()).registerAgent(args, ctx.session);
       const key = out.apiKey ? ` Your apiKey (shown only now; keep it to reconnect): ${out.apiKey}.` : '';

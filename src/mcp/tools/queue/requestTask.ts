@@ -1,7 +1,7 @@
 // request_task: Take the next queued task (first in, first out) under a lease (TaskDriver specification, README "Tools").
 
 import { agentInput, requestTaskOutput } from '../../../core/queue/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { IDEMPOTENT_WRITE, type ToolDefinition } from '../../toolRegistry';
 import { RESPONSE_CEILING, toolSuccess } from '../../toolResult';
 import type { QueueToolDeps } from './deps';
 import { assignedText } from './format';
@@ -13,8 +13,7 @@ export function registerRequestTask(deps: QueueToolDeps): ToolDefinition {
     description: 'Take the next queued task (FIFO) under a lease; returns the one you hold if any. Finish with complete_task or fail_task.',
     input: agentInput,
     output: requestTaskOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: IDEMPOTENT_WRITE,
     // The instructions are the work itself: sent whole (the specification's 20,000 characters), up to the ceiling.
     responseBudget: RESPONSE_CEILING,
     async handler(args, ctx) {

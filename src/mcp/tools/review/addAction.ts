@@ -2,7 +2,7 @@
 // approve; nothing is posted anywhere by this tool.
 
 import { addActionInput, addActionOutput } from '../../../core/review/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ReviewToolDeps } from './deps';
 
@@ -16,7 +16,7 @@ export function registerAddAction(deps: ReviewToolDeps): ToolDefinition {
       "get_workflow shows each action's decision.",
     input: addActionInput,
     output: addActionOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.review()).addAction(args);
       const a = out.action;

@@ -1,7 +1,7 @@
 // complete_agent: an agent (audit) of the review ends, with an optional summary.
 
 import { agentResultOutput, completeAgentInput } from '../../../core/review/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ReviewToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerCompleteAgent(deps: ReviewToolDeps): ToolDefinition {
       'A name not in the list is refused; completing without start_agent, or twice, is recorded as an anomaly (see warnings). Returns next_agent.',
     input: completeAgentInput,
     output: agentResultOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.review()).completeAgent(args);
       const took = out.agent.duration_ms !== null ? ` in ${(out.agent.duration_ms / 1000).toFixed(1)} s` : '';

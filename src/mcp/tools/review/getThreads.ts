@@ -1,7 +1,7 @@
 // get_threads: the review's threads (open by default) with their comments.
 
 import { getThreadsInput, getThreadsOutput } from '../../../core/review/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ReviewToolDeps } from './deps';
 
@@ -15,7 +15,7 @@ export function registerGetThreads(deps: ReviewToolDeps): ToolDefinition {
     input: getThreadsInput,
     output: getThreadsOutput,
     shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     async handler(args) {
       const out = await (await deps.review()).getThreads(args);
       return toolSuccess(`${out.threads.length} thread(s) in review ${out.review_id}.`, out);

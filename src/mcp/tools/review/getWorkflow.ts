@@ -3,7 +3,7 @@
 
 import { getWorkflowInput, getWorkflowOutput } from '../../../core/review/schemas';
 import { isFinalPhase } from '../../../core/review/types';
-import type { ToolDefinition } from '../../toolRegistry';
+import { IDEMPOTENT_WRITE, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ReviewToolDeps } from './deps';
 
@@ -20,7 +20,7 @@ export function registerGetWorkflow(deps: ReviewToolDeps): ToolDefinition {
     input: getWorkflowInput,
     output: getWorkflowOutput,
     shallowOutput: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: IDEMPOTENT_WRITE,
     async handler(args) {
       const { other_running: others, ...out } = await (await deps.review()).getWorkflow(args);
       const next = out.next_agent ? ` Next agent: ${out.next_agent}.` : '';

@@ -1,7 +1,7 @@
 // set_phase: moves the review's global phase forward (backwards only with force).
 
 import { setPhaseInput, setPhaseOutput } from '../../../core/review/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { IDEMPOTENT_WRITE, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ReviewToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerSetPhase(deps: ReviewToolDeps): ToolDefinition {
       'Phases only move forward; a move backwards or out of completed/failed is refused unless force is true. The person watching sees it live.',
     input: setPhaseInput,
     output: setPhaseOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: IDEMPOTENT_WRITE,
     async handler(args) {
       const out = await (await deps.review()).setPhase(args);
       const text =

@@ -1,7 +1,7 @@
 // start_agent: an agent (audit) of the review begins.
 
 import { agentResultOutput, startAgentInput } from '../../../core/review/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { ReviewToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerStartAgent(deps: ReviewToolDeps): ToolDefinition {
       'A name not in the list is refused. Starting one twice is recorded as an anomaly (see warnings). Call complete_agent when it ends.',
     input: startAgentInput,
     output: agentResultOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.review()).startAgent(args);
       return toolSuccess(`Agent ${out.agent.name} started in review ${out.review_id}.${out.warnings.length ? ` Warning: ${out.warnings.join(' ')}` : ''}`, out);

@@ -3,7 +3,7 @@
 
 import { SCORING } from '../../../core/traces/analysis';
 import { analyzeSessionInput, analyzeSessionOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -19,8 +19,7 @@ export function registerAnalyzeSession(deps: TraceToolDeps): ToolDefinition {
       "Then use get_session_details(detail_level='turns') or get_event_details on the events it names.",
     input: analyzeSessionInput,
     output: analyzeSessionOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('analyze_session', deps.logger, async () => (await deps.traces()).analyzeSession(args)),
   };
 }

@@ -2,7 +2,7 @@
 // redacted; a payload larger than one response comes in parts through next_cursor.
 
 import { getEventDetailsInput, getEventDetailsOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -16,8 +16,7 @@ export function registerGetEventDetails(deps: TraceToolDeps): ToolDefinition {
       'comes cut, with next_cursor to read the rest in parts. Secrets are redacted.',
     input: getEventDetailsInput,
     output: getEventDetailsOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('get_event_details', deps.logger, async () => (await deps.traces()).getEventDetails(args)),
   };
 }

@@ -1,7 +1,7 @@
 // get_project_info: the projects the indexed sessions ran in, with their hashes (AgTrace specification, README "Tools").
 
 import { getProjectInfoInput, getProjectInfoOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -14,8 +14,7 @@ export function registerGetProjectInfo(deps: TraceToolDeps): ToolDefinition {
       "Use a project's hash as list_sessions(project_hash) to see only its sessions.",
     input: getProjectInfoInput,
     output: getProjectInfoOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('get_project_info', deps.logger, async () => (await deps.traces()).getProjectInfo(args)),
   };
 }

@@ -2,7 +2,7 @@
 // every page under the size cap (AgTrace specification, README "Tools").
 
 import { getSessionDetailsInput, getSessionDetailsOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -17,8 +17,7 @@ export function registerGetSessionDetails(deps: TraceToolDeps): ToolDefinition {
       'Secrets are redacted. For one event use get_event_details; to find events use search_event_previews.',
     input: getSessionDetailsInput,
     output: getSessionDetailsOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('get_session_details', deps.logger, async () => (await deps.traces()).getSessionDetails(args)),
   };
 }

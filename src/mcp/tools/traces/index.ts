@@ -25,7 +25,7 @@ export function tracesTools(deps: TraceToolDeps): ToolDefinition[] {
     registerGetEventDetails(deps),
     registerSearchEvents(deps),
   ];
-  return tools.map((t) => ({ ...t, responseBudget: RESPONSE_CEILING }));
+  return tools.map((t) => ({ ...t, shallowOutput: true, responseBudget: RESPONSE_CEILING }));
 }
 
 /**

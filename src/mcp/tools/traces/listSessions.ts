@@ -2,7 +2,7 @@
 // Chat, newest first, one small page at a time (AgTrace specification, README "Tools").
 
 import { listSessionsInput, listSessionsOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -16,8 +16,7 @@ export function registerListSessions(deps: TraceToolDeps): ToolDefinition {
       'Filter by provider, project_hash (from get_project_info) or a time range. Next: get_session_details for one session, analyze_session for its health.',
     input: listSessionsInput,
     output: listSessionsOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('list_sessions', deps.logger, async () => (await deps.traces()).listSessions(args)),
   };
 }

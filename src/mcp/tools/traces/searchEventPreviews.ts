@@ -2,7 +2,7 @@
 // event_index that get_event_details takes (AgTrace specification, README "Tools").
 
 import { searchEventPreviewsInput, searchEventPreviewsOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -17,8 +17,7 @@ export function registerSearchEventPreviews(deps: TraceToolDeps): ToolDefinition
       'Then get_event_details(session_id, event_index) for the full payload.',
     input: searchEventPreviewsInput,
     output: searchEventPreviewsOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('search_event_previews', deps.logger, async () => (await deps.traces()).searchEventPreviews(args)),
   };
 }

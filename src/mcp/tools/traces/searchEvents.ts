@@ -2,7 +2,7 @@
 // search_event_previews plus get_event_details replace it.
 
 import { searchEventsInput, searchEventsOutput } from '../../../core/traces/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
 import type { TraceToolDeps } from './deps';
 import { traced } from './traceResult';
 
@@ -15,8 +15,7 @@ export function registerSearchEvents(deps: TraceToolDeps): ToolDefinition {
       'Finds events whose content contains pattern; with include_full_payload each match also carries its payload, long texts cut to 2,000 characters.',
     input: searchEventsInput,
     output: searchEventsOutput,
-    shallowOutput: true,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     handler: (args) => traced('search_events', deps.logger, async () => (await deps.traces()).searchEvents(args)),
   };
 }

@@ -3,7 +3,7 @@
 
 import { completeTaskInput, completeTaskOutput } from '../../../core/workflow/schemas';
 import type { CompletedTask } from '../../../core/workflow/workflowService';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { WorkflowToolDeps } from './deps';
 
@@ -46,7 +46,7 @@ export function registerCompleteTask(deps: WorkflowToolDeps): ToolDefinition {
       'Complete subtasks before their parent. Returns the duration, files_changed and a verification with warnings.',
     input: completeTaskInput,
     output: completeTaskOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.workflow()).completeTask(args);
       const structured = {

@@ -1,7 +1,7 @@
 // log_decision: record an architectural decision of a running task (workflow-tracking protocol, README "Tools").
 
 import { logDecisionInput, logDecisionOutput } from '../../../core/workflow/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { WorkflowToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerLogDecision(deps: WorkflowToolDeps): ToolDefinition {
       'Only decisions with real alternatives (0-3 per task); not trivial ones such as naming. For problems met, use log_issue.',
     input: logDecisionInput,
     output: logDecisionOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.workflow()).logDecision(args);
       return toolSuccess(`Logged decision ${out.decision_id} on task ${out.task_id}.`, out);

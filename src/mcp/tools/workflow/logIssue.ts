@@ -1,7 +1,7 @@
 // log_issue: record a problem met during a running task (workflow-tracking protocol, README "Tools").
 
 import { logIssueInput, logIssueOutput } from '../../../core/workflow/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { WorkflowToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerLogIssue(deps: WorkflowToolDeps): ToolDefinition {
       'Set requires_human_review when a person should check the resolution: their editor shows a notification. For choices between options, use log_decision.',
     input: logIssueInput,
     output: logIssueOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.workflow()).logIssue(args);
       const review = out.requires_human_review ? ' A person was asked to review it.' : '';

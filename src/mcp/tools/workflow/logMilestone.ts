@@ -1,7 +1,7 @@
 // log_milestone: a short live update of a running task for people watching (workflow-tracking protocol, README "Tools").
 
 import { logMilestoneInput, logMilestoneOutput } from '../../../core/workflow/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { WorkflowToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerLogMilestone(deps: WorkflowToolDeps): ToolDefinition {
       'Cheap; at most about 5 per task. Decisions and problems go to log_decision and log_issue.',
     input: logMilestoneInput,
     output: logMilestoneOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.workflow()).logMilestone(args);
       return toolSuccess(`Milestone logged on task ${out.task_id}${out.progress !== null ? ` (${out.progress}%)` : ''}.`, out);

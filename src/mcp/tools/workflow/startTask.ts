@@ -1,7 +1,7 @@
 // start_task: start a tracked task or subtask and snapshot the files (workflow-tracking protocol, README "Tools").
 
 import { startTaskInput, startTaskOutput } from '../../../core/workflow/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { WorkflowToolDeps } from './deps';
 
@@ -15,7 +15,7 @@ export function registerStartTask(deps: WorkflowToolDeps): ToolDefinition {
       'so that complete_task can report exactly which files the task changed. Declare the areas you expect to touch. Returns the task_id.',
     input: startTaskInput,
     output: startTaskOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.workflow()).startTask(args);
       const snapshot =

@@ -1,7 +1,7 @@
 // start_workflow: open a workflow, the container of tracked tasks (workflow-tracking protocol, README "Tools").
 
 import { startWorkflowInput, startWorkflowOutput } from '../../../core/workflow/schemas';
-import type { ToolDefinition } from '../../toolRegistry';
+import { APPENDS, type ToolDefinition } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
 import type { WorkflowToolDeps } from './deps';
 
@@ -14,7 +14,7 @@ export function registerStartWorkflow(deps: WorkflowToolDeps): ToolDefinition {
       'Call once at the beginning, then start_task for each task. Returns the workflow_id. People follow the workflow live in their editor.',
     input: startWorkflowInput,
     output: startWorkflowOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: APPENDS,
     async handler(args) {
       const out = await (await deps.workflow()).startWorkflow(args);
       return toolSuccess(`Started workflow ${out.workflow_id} in project ${out.project_id}. Next: start_task with workflow_id ${out.workflow_id}.`, out);
