@@ -23,9 +23,9 @@ describe('schema written once for both engines', () => {
     );
   });
 
-  it('gives both engines the same streams, in the same order, with the same migration versions', () => {
+  it('gives both engines the same streams, in the same order; only PostgreSQL has progress migration 4 (narrow rows for ranked search)', () => {
     const outline = (streams: typeof SCHEMAS) => streams.map((s) => `${s.name}:${s.migrations.map((m) => m.version).join(',')}`);
-    assert.deepEqual(outline(PG_SCHEMAS), outline(SCHEMAS));
     assert.deepEqual(outline(SCHEMAS), ['progress:1,2,3', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1']);
+    assert.deepEqual(outline(PG_SCHEMAS), ['progress:1,2,3,4', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1']);
   });
 });
