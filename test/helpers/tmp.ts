@@ -58,8 +58,19 @@ export function killHostsUnder(dir: string): number[] {
 export function removeTempDirs(): void {
   while (made.length > 0) {
     const dir = made.pop()!;
-    killHostsUnder(dir);
-    fs.rmSync(dir, { recursive: true, force: true });
+    // A killed host's standby takes over and writes its own pid file, and a host may still be
+    // writing into its folder while it is removed: kill whatever the folder names again until
+    // it is gone (ENOTEMPTY means something wrote into it during the removal).
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      killHostsUnder(dir);
+      try {
+        fs.rmSync(dir, { recursive: true, force: true });
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || Date.now() > deadline) throw err;
+      }
+    }
   }
 }
 
