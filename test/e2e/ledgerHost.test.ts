@@ -11,6 +11,7 @@ import { openLedger } from '../../src/core/storage/openLedger';
 import { hostPaths } from '../../src/core/host/paths';
 import { processAlive } from '../../src/core/host/ownerFile';
 import { HostConnection } from '../../src/core/host/client';
+import { httpClient, startHttpServer, type HttpServerProcess } from '../helpers/httpServer';
 import { cleanEnv, CLI, ROOT } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { waitFor } from '../helpers/wait';
@@ -35,6 +36,15 @@ function cli(script: string, args: string[], db: string, env: Record<string, str
 /** Live processes running a ledger host (any build) for this ledger, found in /proc. */
 function hostProcesses(db: string): number[] {
   const ledger = hostPaths(db).ledger;
+  return hostProcessesWhere((served) => served === ledger);
+}
+
+/** Live ledger host processes (hosts and standbys) serving a ledger anywhere under `dir`. */
+function hostProcessesUnder(dir: string): number[] {
+  return hostProcessesWhere((served) => served.startsWith(`${dir}${path.sep}`));
+}
+
+function hostProcessesWhere(serves: (ledger: string) => boolean): number[] {
   const pids: number[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -43,7 +53,8 @@ function hostProcesses(db: string): number[] {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       // A zombie has left already (its parent just has not reaped it).
       if (/\) Z /.test(stat)) continue;
-      if (cmd.some((a) => a.endsWith('ledgerHost.js')) && cmd.includes(ledger)) pids.push(Number(name));
+      const at = cmd.indexOf('--ledger');
+      if (cmd.some((a) => a.endsWith('ledgerHost.js')) && at >= 0 && serves(cmd[at + 1] ?? '')) pids.push(Number(name));
     } catch {
       // gone meanwhile
     }
@@ -127,8 +138,10 @@ function startWriter(db: string, name: string, project: string): Writer {
 describe('the ledger host (real processes)', function () {
   this.timeout(180_000);
   // Writers of a failed test stop before their temp folders go (they would start hosts again).
-  afterEach(() => {
+  const servers: HttpServerProcess[] = [];
+  afterEach(async () => {
     for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    while (servers.length > 0) await servers.pop()!.stop();
   });
   useTempDirs();
 
@@ -340,6 +353,74 @@ describe('the ledger host (real processes)', function () {
     assert.ok(!hostProcesses(db).includes(s.pid!));
     // Its standby leaves with it instead of taking over.
     await waitFor(() => hostProcesses(db).length === 0, 'the standby to leave', 10_000);
+  });
+
+  it('a host and its standby exit when their ledger folder is removed, and never re-create it (nor does a client that lost them)', async () => {
+    const folder = path.join(tempDir('ap-host-'), 'ledger');
+    const db = path.join(folder, 'data.db');
+    const server = await startHttpServer(db, { env: { AGENT_PROGRESS_HOST_IDLE_MS: '60000' } });
+    servers.push(server);
+    const { client } = await httpClient(server.port);
+    const made = (await client.callTool({ name: 'create_project', arguments: { name: 'gone' } })) as { isError?: boolean };
+    assert.ok(!made.isError, JSON.stringify(made));
+    const host = pidFile(db)!.pid;
+    const standby = await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
+    fs.rmSync(folder, { recursive: true, force: true });
+    await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
+    // The server still runs: its next call finds no host and must not make the folder again.
+    const after = (await client.callTool({ name: 'list_projects', arguments: {} })) as { isError?: boolean; content: Array<{ text: string }> };
+    assert.equal(after.isError, true, JSON.stringify(after));
+    assert.match(after.content[0]!.text, /ledger folder .*ledger is gone/);
+    await client.close();
+    await server.stop();
+    assert.equal(fs.existsSync(folder), false, 'the removed folder stays removed');
+    assert.deepEqual(hostProcesses(db), [], 'no host serves the removed ledger');
+  });
+
+  it('a host and its standby exit when their ledger folder is replaced, and write nothing into the new one', async () => {
+    const folder = path.join(tempDir('ap-host-'), 'ledger');
+    fs.mkdirSync(folder, { mode: 0o700 });
+    const db = path.join(folder, 'data.db');
+    const run = await cli(CLI, ['log', '--project', 'p', '--title', 'replaced', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    assert.equal(run.status, 0, run.stderr);
+    const host = pidFile(db)!.pid;
+    const standby = await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
+    fs.rmSync(folder, { recursive: true, force: true });
+    fs.mkdirSync(folder, { mode: 0o700 });
+    await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
+    assert.deepEqual(fs.readdirSync(folder), [], 'nothing written into the new folder');
+    // The next client opens the ledger of the new folder (a new host, an empty ledger).
+    const search = await cli(CLI, ['search', '--project', 'p', '--json'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
+    assert.equal(search.status, 0, search.stderr);
+    assert.equal((JSON.parse(search.stdout) as { total: number }).total, 0);
+    assert.notEqual(pidFile(db)!.pid, host);
+  });
+
+  describe("a temp ledger served over HTTP, stopped in the test's own afterEach (the token file tests' flow)", () => {
+    useTempDirs();
+    const flow: HttpServerProcess[] = [];
+    afterEach(async () => {
+      while (flow.length > 0) await flow.pop()!.stop();
+    });
+    let used: string | undefined;
+
+    it('serves and writes a ledger in a temp folder', async () => {
+      used = tempDir('ap-host-');
+      const db = path.join(used, 'data.db');
+      const server = await startHttpServer(db);
+      flow.push(server);
+      const { client } = await httpClient(server.port);
+      const made = (await client.callTool({ name: 'create_project', arguments: { name: 'flow' } })) as { isError?: boolean };
+      assert.ok(!made.isError, JSON.stringify(made));
+      await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
+      await client.close();
+    });
+
+    it('then no ledger host process refers to the removed folder, and it stays removed', () => {
+      assert.ok(used);
+      assert.equal(fs.existsSync(used), false, `${used} was made again`);
+      assert.deepEqual(hostProcessesUnder(used), []);
+    });
   });
 
   it('another OS user cannot connect to the host', async function () {

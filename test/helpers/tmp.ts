@@ -1,9 +1,13 @@
-// Temp folders per test, removed afterwards, with every ledger host serving a ledger inside them
-// stopped first (kill -9 of the pid its pid file names): no test leaves a host process behind.
+// Temp folders per test, removed afterwards, with every ledger host and standby serving a ledger
+// inside them killed and gone first: no test leaves a host process behind. useTempDirs() removes
+// them in a root afterEach hook (this file is a root hook plugin, .mocharc.json), which mocha runs
+// after the test's own afterEach hooks: the servers and clients a test stops there are gone before
+// their folders go, so none of them starts a host for a folder being removed.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { processAlive } from '../../src/core/storage/fileLock';
 
 const made: string[] = [];
 
@@ -42,45 +46,101 @@ export function hostPidsUnder(dir: string, depth = 4): number[] {
   return pids;
 }
 
-/** Kills the ledger hosts serving ledgers under `dir`. */
-export function killHostsUnder(dir: string): number[] {
-  const pids = hostPidsUnder(dir);
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+/**
+ * Live ledger host processes (built or run from source, hosts and standbys, standbys first)
+ * whose `--ledger` is under `dir`, found in /proc: this also finds a standby just started, before
+ * it wrote its pid file, and a host a client is starting. Elsewhere, the pid files.
+ */
+export function hostProcessesUnder(dir: string): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return hostPidsUnder(dir).filter(processAlive);
   }
-  return pids;
+  const roots = [dir];
+  try {
+    roots.push(fs.realpathSync.native(dir));
+  } catch {
+    // removed already: its hosts still name it as it was
+  }
+  const standbys: number[] = [];
+  const hosts: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let argv: string[];
+    try {
+      argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!argv.some((a) => a.endsWith('ledgerHost.js') || a.endsWith(path.join('core', 'host', 'main.ts')))) continue;
+    const ledger = argv[argv.indexOf('--ledger') + 1] ?? '';
+    if (!argv.includes('--ledger') || !roots.some((root) => ledger.startsWith(`${root}${path.sep}`))) continue;
+    if (!processAlive(Number(name))) continue; // a zombie has left already
+    (argv.includes('--standby') ? standbys : hosts).push(Number(name));
+  }
+  return [...standbys, ...hosts];
 }
 
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Kills (SIGKILL) the ledger hosts and standbys serving ledgers under `dir` and waits until they
+ * are gone, again while new ones appear (a standby taking over from its killed host). Returns the
+ * pids killed.
+ */
+export function killHostsUnder(dir: string): number[] {
+  const killed: number[] = [];
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const pids = hostProcessesUnder(dir);
+    if (pids.length === 0) return killed;
+    if (Date.now() > deadline) throw new Error(`Ledger host processes ${pids.join(', ')} under ${dir} did not exit after SIGKILL`);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed.push(pid);
+      } catch {
+        // already gone
+      }
+    }
+    while (pids.some(processAlive) && Date.now() <= deadline) sleepSync(10);
+  }
+}
+
+/** Removes the temp folders made so far, each once no ledger host serves a ledger inside it. */
 export function removeTempDirs(): void {
   while (made.length > 0) {
     const dir = made.pop()!;
-    // A killed host's standby takes over and writes its own pid file, and a host may still be
-    // writing into its folder while it is removed: kill whatever the folder names again until
-    // it is gone (ENOTEMPTY means something wrote into it during the removal).
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      killHostsUnder(dir);
-      try {
-        fs.rmSync(dir, { recursive: true, force: true });
-        break;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || Date.now() > deadline) throw err;
-      }
-    }
+    killHostsUnder(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Registers cleanup for the enclosing describe block. */
+let removeAfterTest = false;
+
+/** Removes the temp folders after each test of the enclosing describe block (after its own afterEach hooks). */
 export function useTempDirs(): void {
-  afterEach(removeTempDirs);
+  beforeEach(() => {
+    removeAfterTest = true;
+  });
+  // Run without this file's root hooks, the folders go at the end of the block instead.
+  after(() => {
+    if (removeAfterTest) removeTempDirs();
+    removeAfterTest = false;
+  });
 }
 
-/** Root hook (.mocharc.json): hosts under temp folders that a test kept to the end are stopped too. */
+/** Root hooks (.mocharc.json): temp folders go after a test's own hooks; hosts under folders a test kept are stopped at the end. */
 export const mochaHooks = {
+  afterEach(): void {
+    if (!removeAfterTest) return;
+    removeAfterTest = false;
+    removeTempDirs();
+  },
   afterAll(): void {
     for (const dir of made) killHostsUnder(dir);
   },

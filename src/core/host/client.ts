@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
+import * as path from 'node:path';
 import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { socketConnection } from './connection';
 import { LedgerError } from '../errors';
 import type { Logger } from '../log';
+import { ensurePrivateDir } from '../storage/files';
 import type { Ledger, LedgerChange, LedgerStats, TailRecovery } from '../storage/store';
 import { VERSION } from '../version';
 import { hostPaths, type HostPaths } from './paths';
@@ -282,6 +284,10 @@ export function hostsOpened(): number {
 
 /** Opens the ledger through its host (started if needed). Throws when no host can serve it. */
 export async function openHostLedger(options: HostClientOptions): Promise<Ledger & { readonly host: HostConnection }> {
+  // Opening a new ledger makes its folder (as the engine does for a direct open), before its
+  // canonical path is taken. Nothing later does: a host, its standby or a reconnecting client
+  // never makes a folder that was removed meanwhile.
+  if (options.start !== false) ensurePrivateDir(path.dirname(path.resolve(options.file)));
   const connection = new HostConnection(options);
   const { notices } = await connection.connect();
   opened++;

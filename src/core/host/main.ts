@@ -1,8 +1,12 @@
-// Entry of dist/ledgerHost.js: `ledgerHost.js --ledger <file> [--idle-ms N] [--standby]`. Started detached by
-// the first client that finds no host (start.ts), with no stdio: it logs to `<ledger>.host/host.log`.
+// Entry of dist/ledgerHost.js: `ledgerHost.js --ledger <file> [--idle-ms N] [--standby --folder <dev:ino>]`.
+// Started detached by the first client that finds no host (start.ts), with no stdio: it logs to
+// `<ledger>.host/host.log`. It makes no folder: the client made the ledger's folder and the host
+// folder, and a host whose folder is gone (or another than its host's, for a standby) leaves at once.
 
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { createLogger } from '../log';
+import { folderIdentity } from '../storage/files';
 import { ensureOwnPrivateDir, hostPaths } from './paths';
 import { DEFAULT_IDLE_MS, runHost } from './server';
 import { runStandby } from './standby';
@@ -23,9 +27,16 @@ async function main(): Promise<void> {
   }
   const idle = Number(arg('--idle-ms'));
   const paths = hostPaths(file);
-  // A standby whose host's folder is gone (a test removed it) has nothing to stand by for.
-  if (process.argv.includes('--standby') && !fs.existsSync(paths.dir)) process.exit(0);
-  ensureOwnPrivateDir(paths.dir);
+  // The ledger's folder as this host finds it (a standby: as its host found it). Served while it
+  // stays that folder; a folder removed (a test's temp folder) or replaced is never written to.
+  const folder = folderIdentity(path.dirname(paths.ledger));
+  const given = arg('--folder');
+  if (folder === undefined || (given !== undefined && given !== folder)) process.exit(0);
+  try {
+    ensureOwnPrivateDir(paths.dir, false);
+  } catch {
+    process.exit(0); // the host folder is gone too, or not this user's: nothing to serve from here
+  }
   // One short log per host folder: the previous host's lines are dropped once it passes 1 MB.
   try {
     if (fs.statSync(paths.log).size > MAX_LOG_BYTES) fs.rmSync(paths.log, { force: true });
@@ -39,10 +50,11 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   // A standby (started by the host) waits for the host to die, and serves only then.
-  const standby = process.argv.includes('--standby') ? await runStandby(file, logger) : undefined;
+  const standby = process.argv.includes('--standby') ? await runStandby(file, folder, logger) : undefined;
   if (process.argv.includes('--standby') && !standby) process.exit(0);
   const outcome = await runHost({
     file,
+    folder,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
     logger,
     ...(standby ? { standby: standby.owner } : {}),

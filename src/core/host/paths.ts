@@ -66,15 +66,38 @@ function runtimeDir(): string {
 }
 
 /**
- * Creates the folder 0700 if missing and checks that it is a real folder of this user that no
- * one else can enter (a shared temp folder could hold one planted by another user).
+ * Checks that the host folder `dir` is a real folder of this user that no one else can enter (a
+ * shared temp folder could hold one planted by another user); with `create`, makes it 0700 first
+ * when missing. Never makes the ledger's folder above it: a ledger folder removed while its
+ * clients ran stays removed (only the first open of a ledger makes it, `openHostLedger`).
  */
-export function ensureOwnPrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  const st = fs.lstatSync(dir);
+export function ensureOwnPrivateDir(dir: string, create: boolean): void {
+  if (create) {
+    try {
+      fs.mkdirSync(dir, { mode: DIR_MODE });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw ledgerFolderGone(path.dirname(dir));
+      if (code !== 'EEXIST') throw err;
+    }
+  }
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new LedgerError('unavailable', `The ledger host folder ${dir} is gone.`);
+    throw err;
+  }
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) {
     throw new LedgerError('permission_denied', `${dir} is not a folder of this user; remove it so that the ledger host can use it.`);
   }
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) fs.chmodSync(dir, DIR_MODE);
+}
+
+export function ledgerFolderGone(dir: string): LedgerError {
+  return new LedgerError(
+    'unavailable',
+    `The ledger folder ${dir} is gone: it was removed while this process used the ledger, and is not made again. Restart this process to start a new ledger there.`,
+  );
 }

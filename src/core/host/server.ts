@@ -16,7 +16,7 @@ import type { Ledger } from '../storage/store';
 import type * as OpenLedgerModule from '../storage/openLedger';
 import type * as EngineModule from '../storage/sqlite/engine';
 import { writeContext } from '../storage/writeContext';
-import { FILE_MODE, writeFileAtomicSync } from '../storage/files';
+import { FILE_MODE, folderIdentity, writeFileAtomicSync } from '../storage/files';
 import { VERSION } from '../version';
 import { ensureOwnPrivateDir, hostPaths, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
@@ -47,6 +47,11 @@ const RETIRING_CODE = -32051;
 
 export interface HostOptions {
   file: string;
+  /**
+   * The identity (`folderIdentity`) of the ledger's folder when this host started: it serves that
+   * folder only, and leaves without writing when it is removed or replaced.
+   */
+  folder: string;
   idleMs: number;
   logger: Logger;
   /** Given the host's retire function once it serves (the entry binds it to SIGTERM). */
@@ -75,7 +80,7 @@ export type HostOutcome = 'exited' | 'another-host';
 /** Runs a host until it retires. Resolves 'another-host' at once when a live host already holds the pid file. */
 export async function runHost(options: HostOptions): Promise<HostOutcome> {
   const paths = hostPaths(options.file);
-  ensureOwnPrivateDir(paths.dir);
+  ensureOwnPrivateDir(paths.dir, false);
   const me: Owner = { pid: process.pid, at: Date.now(), version: VERSION, build: BUILD, protocol: PROTOCOL, socket: paths.socket };
   const claimed = claimPidFile(paths, me);
   if (options.standby) removeIfSame(paths.standby, options.standby);
@@ -115,6 +120,9 @@ class Host {
   private idleTimer: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
   private retiring = false;
+  /** The host folder as this host found it, and whether the ledger file existed yet (a new ledger has none at first). */
+  private hostDir: string | undefined;
+  private ledgerFileSeen = false;
   private readonly token = randomBytes(32).toString('hex');
   private readonly startedAt = new Date();
   private finish!: (outcome: HostOutcome) => void;
@@ -127,6 +135,7 @@ class Host {
   ) {}
 
   async start(): Promise<void> {
+    this.hostDir = folderIdentity(this.paths.dir);
     removeStaleSocket(this.paths.socket);
     // A handover to this build (or an older one) is done.
     const marker = readOwnerFile(this.paths.handover);
@@ -145,7 +154,7 @@ class Host {
       }
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the socket listens
       const { openLedger } = require('../storage/openLedger') as typeof OpenLedgerModule;
-      return openLedger({ file: this.paths.ledger, logger: this.options.logger, watch: true });
+      return openLedger({ file: this.paths.ledger, logger: this.options.logger, watch: true, folder: this.options.folder });
     });
     this.ledger.then(
       (ledger) => {
@@ -169,9 +178,12 @@ class Host {
     server.on('error', (err) => this.options.logger.warn(`Ledger host socket: ${err.message}`));
     this.options.logger.info(`Ledger host ${process.pid} (${VERSION}, build ${BUILD}) serving ${this.paths.ledger} on ${this.paths.socket}`);
     this.armIdle();
-    // Retire when the files that name this host are gone or name another one (a test removed
-    // its folder, a person deleted the pid file).
+    // Retire when the files that name this host are gone or name another one (a person deleted the
+    // pid file), and leave at once, writing nothing, when its folders or the ledger file are gone
+    // or replaced (a test removed its temp folder).
     this.checkTimer = setInterval(() => {
+      const gone = this.gone();
+      if (gone) return void this.retire(gone, true);
       const owner = readOwnerFile(this.paths.pid);
       if (!owner || owner.pid !== process.pid || !fs.existsSync(this.paths.socket)) void this.retire('its pid file or socket is gone');
     }, 2_000);
@@ -260,7 +272,10 @@ class Host {
       throw new ResponseError(LEDGER_ERROR_CODE, 'Say hello first', {
         ledgerError: { code: 'permission_denied', message: 'Say hello first', retryable: false },
       } satisfies LedgerErrorData);
-    // A retiring host takes no new call: the client sends it to the next host.
+    // A retiring host takes no new call: the client sends it to the next host (none when the
+    // ledger's folder is gone: the client says so).
+    const gone = this.retiring ? undefined : this.gone();
+    if (gone) void this.retire(gone, true);
     if (this.retiring) throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
     this.inFlight++;
     try {
@@ -375,6 +390,20 @@ class Host {
     }
   }
 
+  /**
+   * Why this host must stop serving at once: the ledger's folder or its own folder is gone or
+   * another one, or the ledger file was removed. Two or three stats: run on each tick and call.
+   */
+  private gone(): string | undefined {
+    const ledgerDir = path.dirname(this.paths.ledger);
+    if (folderIdentity(ledgerDir) !== this.options.folder) return `the ledger folder ${ledgerDir} was removed or replaced`;
+    if (folderIdentity(this.paths.dir) !== this.hostDir) return `its folder ${this.paths.dir} was removed or replaced`;
+    const exists = fs.existsSync(this.paths.ledger);
+    if (this.ledgerFileSeen && !exists) return `the ledger file ${this.paths.ledger} was removed`;
+    this.ledgerFileSeen ||= exists;
+    return undefined;
+  }
+
   /** Connections that count as clients (the standby does not). */
   private users(): number {
     let n = 0;
@@ -391,7 +420,8 @@ class Host {
     const command = this.options.standbyCommand;
     if (!command || this.retiring || process.env.AGENT_PROGRESS_HOST_STANDBY === 'off') return;
     try {
-      const child = spawn(command.command, [...command.args, '--ledger', this.paths.ledger, '--idle-ms', String(this.options.idleMs), '--standby'], {
+      const args = [...command.args, '--ledger', this.paths.ledger, '--idle-ms', String(this.options.idleMs), '--standby', '--folder', this.options.folder];
+      const child = spawn(command.command, args, {
         detached: true,
         stdio: 'ignore',
         windowsHide: true,
@@ -418,16 +448,25 @@ class Host {
 
   private drained: (() => void) | undefined;
 
-  /** Stops taking clients, frees the socket and pid file for a successor, finishes the calls under way, then closes. */
-  async retire(reason: string): Promise<void> {
+  /**
+   * Stops taking clients, frees the socket and pid file for a successor, finishes the calls under
+   * way, then closes. `gone`: its folder is gone or another; it leaves at once and writes nothing
+   * (no snapshot, and no unlink of a socket path that may be a new host's in a new folder).
+   */
+  async retire(reason: string, gone = false): Promise<void> {
     if (this.retiring) return;
     this.retiring = true;
     this.options.logger.info(`Ledger host ${process.pid} retiring: ${reason}`);
     this.disarmIdle();
     if (this.checkTimer) clearInterval(this.checkTimer);
-    // Closing the server unlinks its socket file; then the pid file, so that a successor can start.
     // The standby leaves (it would take over from a host that is not dead).
     for (const client of this.clients.values()) if (client.standby) client.connection.sendNotification(METHODS.leave).catch(() => undefined);
+    if (gone) {
+      for (const client of this.clients.values()) client.socket.end();
+      this.finish('exited');
+      return;
+    }
+    // Closing the server unlinks its socket file; then the pid file, so that a successor can start.
     this.server?.close();
     removeIfSame(this.paths.pid, this.me);
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));

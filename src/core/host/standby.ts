@@ -7,11 +7,13 @@
 
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
+import * as path from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Logger } from '../log';
 import type { Ledger } from '../storage/store';
 import type * as OpenLedgerModule from '../storage/openLedger';
 import type * as SqlJsModule from '../storage/sqlite/sqlJs';
+import { folderIdentity } from '../storage/files';
 import { VERSION } from '../version';
 import { socketConnection } from './connection';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
@@ -40,10 +42,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Stands by for the host of `file`. Resolves with this standby's entry in the standby file when
- * the host died and this process is to take over (runHost with it), or undefined when it leaves.
+ * Stands by for the host of `file`, whose ledger folder has the identity `folder`. Resolves with
+ * this standby's entry in the standby file when the host died and this process is to take over
+ * (runHost with it), or undefined when it leaves (as it does when the folder goes or is replaced).
  */
-export async function runStandby(file: string, logger: Logger): Promise<Standby | undefined> {
+export async function runStandby(file: string, folder: string, logger: Logger): Promise<Standby | undefined> {
   const paths = hostPaths(file);
   const me: Owner = { pid: process.pid, at: Date.now() };
   if (!claimStandbyFile(paths, me)) return undefined;
@@ -58,9 +61,9 @@ export async function runStandby(file: string, logger: Logger): Promise<Standby 
     const { openLedger } = require('../storage/openLedger') as typeof OpenLedgerModule;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded before it is needed
     await (require('../storage/sqlite/sqlJs') as typeof SqlJsModule).loadSqlJs();
-    if (fileSize(paths.ledger) <= STANDBY_OPEN_MAX_BYTES) ledger = await openLedger({ file: paths.ledger, logger, watch: true });
+    if (fileSize(paths.ledger) <= STANDBY_OPEN_MAX_BYTES) ledger = await openLedger({ file: paths.ledger, logger, watch: true, folder });
     logger.info(`Standby ${process.pid} ready for the ledger host ${host.pid} of ${paths.ledger} (${ledger ? 'ledger open' : 'modules loaded'})`);
-    takeOver = (await waitForHost(paths, host.pid, logger)) && (await hostDied(paths, host.pid));
+    takeOver = (await waitForHost(paths, host.pid, folder, logger)) && (await hostDied(paths, host.pid));
     logger.info(takeOver ? `Standby ${process.pid}: the ledger host ${host.pid} died; taking over` : `Standby ${process.pid} leaves: its host ${host.pid} retired or was replaced`);
     return takeOver ? { owner: me, ...(ledger ? { ledger } : {}) } : undefined;
   } catch (err) {
@@ -98,7 +101,8 @@ function claimStandbyFile(paths: HostPaths, me: Owner): boolean {
  * the host told it to leave (it retires) or would not have it; true when the connection was lost
  * or could not be made (the host may have died).
  */
-async function waitForHost(paths: HostPaths, hostPid: number, logger: Logger): Promise<boolean> {
+async function waitForHost(paths: HostPaths, hostPid: number, folder: string, logger: Logger): Promise<boolean> {
+  const moved = (): boolean => folderIdentity(path.dirname(paths.ledger)) !== folder;
   let socket: net.Socket;
   for (;;) {
     try {
@@ -106,6 +110,7 @@ async function waitForHost(paths: HostPaths, hostPid: number, logger: Logger): P
       break;
     } catch (err) {
       // A busy machine can be slow to connect: try again while the host lives.
+      if (moved()) return false;
       const owner = readOwnerFile(paths.pid);
       if (!owner || owner.pid !== hostPid || !processAlive(hostPid)) return true;
       logger.info(`Standby ${process.pid} cannot reach the host yet (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
@@ -124,6 +129,13 @@ async function waitForHost(paths: HostPaths, hostPid: number, logger: Logger): P
     socket.destroy();
   });
   connection.listen();
+  // The ledger's folder removed or replaced: nothing to stand by for, whatever the host does.
+  const check = setInterval(() => {
+    if (!moved()) return;
+    logger.info(`Standby ${process.pid} leaves: the ledger folder was removed or replaced`);
+    leave = true;
+    socket.destroy();
+  }, 2_000);
   try {
     const token = fs.readFileSync(paths.token, 'utf8');
     const hello: HelloParams = { token, protocol: PROTOCOL, version: VERSION, build: BUILD, pid: process.pid, watch: false, standby: true };
@@ -137,6 +149,7 @@ async function waitForHost(paths: HostPaths, hostPid: number, logger: Logger): P
     logger.info(`Standby ${process.pid}: no answer to its hello (${(err as Error).message})`);
   }
   if (!leave) await closed;
+  clearInterval(check);
   connection.dispose();
   socket.destroy();
   return !leave;

@@ -101,7 +101,8 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
       await sleep(5);
       continue;
     }
-    ensureOwnPrivateDir(paths.dir);
+    // Its folder only: the ledger's folder was made by the first open, and one removed since stays removed.
+    ensureOwnPrivateDir(paths.dir, true);
     if (takeStartLock(paths)) {
       try {
         await startHost(options);

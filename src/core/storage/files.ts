@@ -14,6 +14,19 @@ export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
 }
 
+/**
+ * The identity of a folder (device and inode, `dev:ino`), or undefined when there is none at
+ * `dir`: a folder removed and made again at the same path has another identity.
+ */
+export function folderIdentity(dir: string): string | undefined {
+  try {
+    const st = fs.statSync(dir, { bigint: true });
+    return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function fsyncDir(dir: string): void {
   let fd: number | undefined;
   try {

@@ -23,6 +23,8 @@ export interface OpenLedgerOptions {
   lockTimeoutMs?: number;
   /** A PostgreSQL connection string: the ledger lives there instead of in `file`. */
   databaseUrl?: string;
+  /** The identity its folder must keep (a ledger host): never created, nothing written once it is gone or replaced. */
+  folder?: string;
 }
 
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
@@ -43,6 +45,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
     ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+    ...(options.folder !== undefined ? { folder: options.folder } : {}),
     functions: SEARCH_FUNCTIONS,
   });
   const progress = new SqliteProgressStore(engine);

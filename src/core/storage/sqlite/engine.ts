@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { LedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
-import { ensurePrivateDir, FILE_MODE, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
+import { ensurePrivateDir, FILE_MODE, folderIdentity, fsyncDir, renameWithRetrySync, tempPathFor, timestampForFileName, writeAllSync, writeFileAtomicSync } from '../files';
 import { FileLock } from '../fileLock';
 import type { SchemaStream } from '../sql/schema';
 import type { TailRecovery } from '../store';
@@ -79,6 +79,11 @@ export interface EngineOptions {
   lockTimeoutMs?: number;
   /** SQL functions available to queries (not to journaled statements: they must be deterministic). */
   functions?: Record<string, (...args: SqlValue[]) => SqlValue>;
+  /**
+   * The identity (`folderIdentity`) the ledger's folder must keep (a ledger host): the folder is
+   * never created, and nothing (lock, journal, snapshot) is written once it is gone or replaced.
+   */
+  folder?: string;
 }
 
 export interface EngineChange {
@@ -254,8 +259,9 @@ export class SqliteEngine {
   static async open(options: EngineOptions): Promise<SqliteEngine> {
     const sql = await loadSqlJs();
     const dir = path.dirname(options.file);
+    if (options.folder !== undefined && folderIdentity(dir) !== options.folder) throw folderGone(dir);
     try {
-      ensurePrivateDir(dir);
+      if (options.folder === undefined) ensurePrivateDir(dir);
       fs.accessSync(dir, fs.constants.W_OK);
     } catch (err) {
       throw new LedgerError(
@@ -307,6 +313,7 @@ export class SqliteEngine {
     if (batch.length === 0) return;
     try {
       this.assertUsable();
+      this.checkFolder();
       await this.lock.acquire();
     } catch (err) {
       for (const item of batch) item.reject(err);
@@ -331,6 +338,7 @@ export class SqliteEngine {
     this.assertUsable();
     return this.mutex.run(async () => {
       if (this.closed) return false;
+      this.checkFolder();
       await this.lock.acquire();
       try {
         return this.checkpointLocked();
@@ -388,6 +396,7 @@ export class SqliteEngine {
     const needsLock = state !== 'ok' || this.needsMigration();
     if (needsLock) {
       await this.mutex.run(async () => {
+        this.checkFolder();
         await this.lock.acquire();
         try {
           if (state === 'corrupt') this.recoverCorruptLocked();
@@ -840,6 +849,7 @@ export class SqliteEngine {
   private commitLocked(batch: PendingWrite[]): void {
     let settled: Array<{ item: PendingWrite; ok: boolean; value: unknown }> = [];
     try {
+      this.checkFolder();
       this.catchUp(true);
       this.ensureJournalLocked();
       this.assertUsable();
@@ -990,6 +1000,7 @@ export class SqliteEngine {
   }
 
   private checkpointLocked(): boolean {
+    this.checkFolder();
     this.catchUp(true);
     this.ensureJournalLocked();
     const journal = this.journal!;
@@ -1084,6 +1095,7 @@ export class SqliteEngine {
         this.scheduleFresh(policy.freshMs);
         return;
       }
+      this.checkFolder();
       if (!this.lock.tryAcquire()) {
         this.scheduleFresh(Math.max(50, policy.freshMs / 4));
         return;
@@ -1301,8 +1313,19 @@ export class SqliteEngine {
     this.pollTimer = undefined;
   }
 
+  /** A stat of the folder, before each write and snapshot: nothing is written into a folder that is gone or another. */
+  private checkFolder(): void {
+    if (this.options.folder === undefined) return;
+    const dir = path.dirname(this.file);
+    if (folderIdentity(dir) !== this.options.folder) throw folderGone(dir);
+  }
+
   private assertUsable(): void {
     if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
     if (this.tooNew) throw new LedgerError('unavailable', this.tooNew);
   }
+}
+
+function folderGone(dir: string): LedgerError {
+  return new LedgerError('unavailable', `The ledger folder ${dir} was removed or replaced while the ledger was open; nothing more is written there from this process.`);
 }

@@ -7,6 +7,7 @@ import { LedgerError } from '../../../../src/core/errors';
 import { createLogger, type Logger } from '../../../../src/core/log';
 import { SqliteEngine, type EngineOptions, type Migration } from '../../../../src/core/storage/sqlite/engine';
 import { encodeRecord } from '../../../../src/core/storage/sqlite/journal';
+import { folderIdentity } from '../../../../src/core/storage/files';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
 import { waitFor } from '../../../helpers/wait';
 
@@ -71,6 +72,24 @@ describe('storage engine', () => {
     await a.checkpoint();
     assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
     for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600, f);
+  });
+
+  it("given its folder's identity (a ledger host), never makes the folder and writes nothing once it is removed or replaced", async () => {
+    const folder = path.join(tempDir(), 'ledger');
+    const file = path.join(folder, 'data.db');
+    await assert.rejects(open(file, { folder: '1:2' }), /ledger folder .* was removed or replaced/);
+    assert.equal(fs.existsSync(folder), false, 'a missing folder is not made');
+    fs.mkdirSync(folder, { mode: 0o700 });
+    const engine = await open(file, { folder: folderIdentity(folder)! });
+    await put(engine, 'a', '1');
+    fs.rmSync(folder, { recursive: true, force: true });
+    await assert.rejects(put(engine, 'b', '2'), (err: unknown) => err instanceof LedgerError && err.code === 'unavailable');
+    assert.equal(fs.existsSync(folder), false, 'a removed folder is not made again');
+    fs.mkdirSync(folder, { mode: 0o700 });
+    await assert.rejects(put(engine, 'c', '3'), /was removed or replaced/);
+    await assert.rejects(engine.checkpoint(), /was removed or replaced/);
+    await engine.close();
+    assert.deepEqual(fs.readdirSync(folder), [], 'nothing written into the folder that replaced it');
   });
 
   it('writes a snapshot, starts a new journal, and reopens from both', async () => {
