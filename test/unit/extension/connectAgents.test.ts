@@ -34,7 +34,7 @@ function parseToml(ctx: Mocha.Context, text: string): Record<string, unknown> {
   const r = spawnSync('python3', ['-c', 'import sys, tomllib, json; print(json.dumps(tomllib.loads(sys.stdin.read())))'], { input: text, encoding: 'utf8' });
   if (r.error) {
     failOnCi('python3 is not installed, but CI must check the TOML with a real parser: apt-get install -y python3 (see .ci/run).');
-    ctx.skip(); // no python3 here, so no independent TOML parser to check the output against
+    ctx.skip(); // no python3 here, so no independent TOML parser to check the output against (failOnCi above makes this a failure on CI)
   }
   assert.equal(r.status, 0, `not valid TOML:\n${text}\n${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, unknown>;

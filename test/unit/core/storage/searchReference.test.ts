@@ -393,17 +393,24 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     return agreement;
   }
 
-  it("finds exactly the reference's hits for every query kind, through an archive and a restore, and reports its top-20 agreement with BM25", async () => {
+  /** A PostgreSQL ledger holding the 1,200-entry bench-like corpus and then `extra`, in that order. */
+  async function corpusLedger(extra: Doc[] = []): Promise<{ url: string; l: Ledger; words: string[]; docs: Doc[] }> {
     const url = await server().createDatabase();
     const l = await openLedger({ file: '/unused', databaseUrl: url });
     opened.push(l);
     const words = vocabulary(rng(3), 500);
-    const docs = makeCorpus(1200, 1, words);
-    docs.push({ id: 'accent-1', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: new Date(BASE).toISOString(), seq: 0 });
+    const docs = [...makeCorpus(1200, 1, words), ...extra];
     for (const [i, d] of docs.entries()) {
       d.seq = i;
       await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
     }
+    return { url, l, words, docs };
+  }
+
+  it("finds exactly the reference's hits for every query kind, through an archive and a restore, and reports its top-20 agreement with BM25", async () => {
+    const { l, words, docs } = await corpusLedger([
+      { id: 'accent-1', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: new Date(BASE).toISOString(), seq: 0 },
+    ]);
     const queries = queriesFor(words, docs);
     const agreement = await compareMatches(l, docs, queries, 'first');
     assert.equal(agreement.length, queries.length - 1);
@@ -427,12 +434,7 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
   });
 
   it('ranks the best hits by the title first and ts_rank next: exactly ts_rank up to the candidate count, and its top-20 agreement beyond', async () => {
-    const url = await server().createDatabase();
-    const l = await openLedger({ file: '/unused', databaseUrl: url });
-    opened.push(l);
-    const words = vocabulary(rng(3), 500);
-    const docs = makeCorpus(1200, 1, words);
-    for (const d of docs) await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    const { url, l, words, docs } = await corpusLedger();
     // The same store with 100 candidates, so that most queries of this corpus go past them.
     const candidates = 100;
     const store = new PgProgressStore((l.progress as unknown as { engine: PgEngine }).engine, candidates);
