@@ -8,6 +8,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BUNDLE_ALIASES } from './scripts/bundleAliases.mjs';
 
+// src/core/vendor.ts, kept in step: the libraries bundled apart and their file names.
+const VENDORED = ['openai', 'pg', 'sql.js'];
+const vendorFile = (name) => `vendor-${name.replace(/[^a-z]/g, '')}.js`;
+
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const watch = process.argv.includes('--watch');
@@ -55,6 +59,9 @@ const builds = [
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: true },
   { ...node, entryPoints: { core: 'src/extension/coreBundle.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { ledgerHost: 'src/core/host/main.ts' }, outdir: 'dist' },
+  // Libraries only some processes load, each a bundle of its own (src/core/vendor.ts), so that
+  // the others neither parse nor hold their source.
+  ...VENDORED.map((name) => ({ ...node, entryPoints: { [vendorFile(name).replace(/\.js$/, '')]: require.resolve(name) }, outdir: 'dist' })),
   {
     bundle: true,
     platform: 'browser',
@@ -83,7 +90,12 @@ if (watch) {
   const shell = results.find((r) => r.metafile)?.metafile;
   const heavy = Object.keys(shell?.inputs ?? {}).filter((f) => /node_modules\/(zod|sql\.js|openai|nanoid)\/|src\/core\/(storage|progress|services|traces)/.test(f));
   if (heavy.length > 0) throw new Error(`dist/extension.js pulls in what belongs in dist/core.js: ${heavy.slice(0, 5).join(', ')}`);
-  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js', 'dist/extension.js']) keepAscii(file);
+  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js', 'dist/extension.js', ...VENDORED.map((n) => `dist/${vendorFile(n)}`)]) keepAscii(file);
+  // What is bundled apart must not also be inside the bundles that load it.
+  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js']) {
+    const inside = VENDORED.filter((name) => readFileSync(file, 'utf8').includes(`// node_modules/${name}/`));
+    if (inside.length > 0 && !production) throw new Error(`${file} bundles ${inside.join(', ')}, which load from dist/vendor-*.js (src/core/vendor.ts)`);
+  }
   for (const file of ['dist/server.js', 'dist/cli.js']) chmodSync(file, 0o755);
   console.error(`esbuild: built dist/ in ${Date.now() - started} ms`);
 }

@@ -104,7 +104,8 @@ describe('the server process', function () {
     const dir = tempDir();
     const dist = path.join(dir, 'dist');
     fs.mkdirSync(dist);
-    for (const file of ['server.js', 'cli.js', 'sql-wasm.wasm']) fs.copyFileSync(path.join(ROOT, 'dist', file), path.join(dist, file));
+    // What the .vsix ships of dist/ (.vscodeignore): the bundles, the libraries bundled apart, sql.js's WASM.
+    for (const file of fs.readdirSync(path.join(ROOT, 'dist')).filter((f) => /\.(js|wasm)$/.test(f))) fs.copyFileSync(path.join(ROOT, 'dist', file), path.join(dist, file));
     const db = path.join(dir, 'ledger', 'data.db');
     const s = await startServer({ db, server: path.join(dist, 'server.js') });
     await call(s, 'log_progress', { projectId: 'p', title: 'standalone', content: 'no node_modules' });
