@@ -3,10 +3,14 @@
 // (browser), with the sql.js WASM file copied beside them. `--watch` rebuilds on change.
 
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, chmodSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BUNDLE_ALIASES } from './scripts/bundleAliases.mjs';
+
+// src/core/vendor.ts, kept in step: the libraries bundled apart and their file names.
+const VENDORED = ['openai', 'pg', 'sql.js'];
+const vendorFile = (name) => `vendor-${name.replace(/[^a-z]/g, '')}.js`;
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
@@ -29,12 +33,35 @@ const node = {
   external: [],
 };
 
+/**
+ * V8 keeps a script's source in memory for as long as the process lives, as one byte a character
+ * when the text is all ASCII and as two otherwise: one non-ASCII character left in a comment of a
+ * dependency doubles what a server, the host and the CLI hold for their bundle. esbuild escapes
+ * strings but keeps comments and regular expression literals as written: comments are made ASCII
+ * here (one '?' per UTF-16 unit, so source map columns stay true) and any other non-ASCII text fails
+ * the build.
+ */
+function keepAscii(file) {
+  const text = readFileSync(file, 'utf8');
+  if (!/[\u0080-\uffff]/.test(text)) return;
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (!/[\u0080-\uffff]/.test(line)) return;
+    if (!/^\s*(\/\/|\/\*|\*)/.test(line)) throw new Error(`${file}:${i + 1} has non-ASCII text outside a comment (write it as \\u escapes): ${line.trim().slice(0, 120)}`);
+    lines[i] = line.replace(/[\u0080-\uffff]/g, '?');
+  });
+  writeFileSync(file, lines.join('\n'));
+}
+
 const builds = [
   { ...node, entryPoints: { server: 'src/mcp/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: true },
   { ...node, entryPoints: { core: 'src/extension/coreBundle.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { ledgerHost: 'src/core/host/main.ts' }, outdir: 'dist' },
+  // Libraries only some processes load, each a bundle of its own (src/core/vendor.ts), so that
+  // the others neither parse nor hold their source.
+  ...VENDORED.map((name) => ({ ...node, entryPoints: { [vendorFile(name).replace(/\.js$/, '')]: require.resolve(name) }, outdir: 'dist' })),
   {
     bundle: true,
     platform: 'browser',
@@ -63,6 +90,12 @@ if (watch) {
   const shell = results.find((r) => r.metafile)?.metafile;
   const heavy = Object.keys(shell?.inputs ?? {}).filter((f) => /node_modules\/(zod|sql\.js|openai|nanoid)\/|src\/core\/(storage|progress|services|traces)/.test(f));
   if (heavy.length > 0) throw new Error(`dist/extension.js pulls in what belongs in dist/core.js: ${heavy.slice(0, 5).join(', ')}`);
+  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js', 'dist/extension.js', ...VENDORED.map((n) => `dist/${vendorFile(n)}`)]) keepAscii(file);
+  // What is bundled apart must not also be inside the bundles that load it.
+  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js']) {
+    const inside = VENDORED.filter((name) => readFileSync(file, 'utf8').includes(`// node_modules/${name}/`));
+    if (inside.length > 0 && !production) throw new Error(`${file} bundles ${inside.join(', ')}, which load from dist/vendor-*.js (src/core/vendor.ts)`);
+  }
   for (const file of ['dist/server.js', 'dist/cli.js']) chmodSync(file, 0o755);
   console.error(`esbuild: built dist/ in ${Date.now() - started} ms`);
 }

@@ -156,7 +156,7 @@ export function shrinkToFit(value: unknown, budget: number): { path: string; sho
     const current = getAt(value, longest.path) as string;
     const excess = costOf(value) - budget;
     const original = cut.get(longest.path)?.total ?? current.length;
-    const plain = current.replace(/…\[\+\d+ chars\]$/, '');
+    const plain = current.replace(/\u2026\[\+\d+ chars\]$/, ''); // \u2026: the bundles stay ASCII (esbuild.mjs)
     // Escaping can make a character cost up to 6 bytes in the text copy; cut generously.
     const keep = Math.max(32, Math.min(Math.floor(plain.length / 2), plain.length - Math.ceil(excess / 2) - 40));
     const kept = Array.from(plain).slice(0, keep).join('');

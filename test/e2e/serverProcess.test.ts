@@ -104,7 +104,8 @@ describe('the server process', function () {
     const dir = tempDir();
     const dist = path.join(dir, 'dist');
     fs.mkdirSync(dist);
-    for (const file of ['server.js', 'cli.js', 'sql-wasm.wasm']) fs.copyFileSync(path.join(ROOT, 'dist', file), path.join(dist, file));
+    // What the .vsix ships of dist/ (.vscodeignore): the bundles, the libraries bundled apart, sql.js's WASM.
+    for (const file of fs.readdirSync(path.join(ROOT, 'dist')).filter((f) => /\.(js|wasm)$/.test(f))) fs.copyFileSync(path.join(ROOT, 'dist', file), path.join(dist, file));
     const db = path.join(dir, 'ledger', 'data.db');
     const s = await startServer({ db, server: path.join(dist, 'server.js') });
     await call(s, 'log_progress', { projectId: 'p', title: 'standalone', content: 'no node_modules' });
@@ -158,5 +159,13 @@ describe('the server process', function () {
   it('keeps the CLI and the server on the same version', () => {
     const v = spawnSync(process.execPath, [CLI, '--version']).stdout.toString().trim();
     assert.equal(v, spawnSync(process.execPath, [SERVER, '--version']).stderr.toString().trim());
+  });
+
+  it('ships bundles of ASCII text only (V8 holds a script with one other character as two bytes a character, for the life of the process)', () => {
+    for (const name of ['server.js', 'cli.js', 'core.js', 'ledgerHost.js', 'extension.js']) {
+      const text = fs.readFileSync(path.join(ROOT, 'dist', name), 'utf8');
+      const at = text.search(/[\u0080-\uffff]/);
+      assert.equal(at, -1, `dist/${name} has non-ASCII text at ${at}: ${text.slice(Math.max(0, at - 40), at + 20)}`);
+    }
   });
 });

@@ -1,7 +1,9 @@
 // The standby of a ledger host: a second process of the same build, started by the host once it
-// serves, that loads the engine and sql.js at once and then waits on the host's socket. When the
-// host dies without retiring (kill -9, a crash) the standby takes its pid file and socket over,
-// so the clients' calls wait for a ledger open instead of a new process loading everything. A
+// serves, that waits on the host's socket. It stays small until it is needed: neither the engine,
+// sql.js nor the ledger is loaded before the host is gone. When the host dies without retiring
+// (kill -9, a crash) the standby takes its pid file and socket over, so the clients' calls wait
+// for one ledger open (a few hundred milliseconds) instead of a new process being found dead,
+// started and connected. A
 // host that retires (idle, stop, handover) tells its standby to leave. Clients that find a dead
 // host and a live standby wait for the standby instead of starting a host of their own.
 
@@ -11,8 +13,6 @@ import * as path from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Logger } from '../log';
 import type { Ledger } from '../storage/store';
-import type * as OpenLedgerModule from '../storage/openLedger';
-import type * as SqlJsModule from '../storage/sqlite/sqlJs';
 import { folderIdentity } from '../storage/files';
 import { VERSION } from '../version';
 import { socketConnection } from './connection';
@@ -21,16 +21,10 @@ import { hostPaths, type HostPaths } from './paths';
 import { BUILD, METHODS, PROTOCOL, type HelloParams, type HelloResult } from './protocol';
 import { connectSocket } from './start';
 
-/**
- * A ledger up to this size is opened by the standby in advance and followed as the host writes
- * (a second copy in memory), so a takeover opens nothing; a larger one only has its modules loaded.
- */
-export const STANDBY_OPEN_MAX_BYTES = 32 << 20;
-
 export interface Standby {
   /** This standby's entry in the standby file. */
   owner: Owner;
-  /** The ledger, opened in advance and up to date, when it was small enough. */
+  /** A ledger opened in advance (none today: the standby holds no second copy in memory). */
   ledger?: Ledger;
 }
 
@@ -51,37 +45,20 @@ export async function runStandby(file: string, folder: string, logger: Logger): 
   const me: Owner = { pid: process.pid, at: Date.now() };
   if (!claimStandbyFile(paths, me)) return undefined;
   let takeOver = false;
-  let ledger: Ledger | undefined;
   try {
     const host = readOwnerFile(paths.pid);
     if (!host) return undefined;
-    // What a cold start spends its time on, done now: the engine's modules, sql.js's WASM and,
-    // for a ledger small enough, opening it (then followed through the journal as the host writes).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded before it is needed
-    const { openLedger } = require('../storage/openLedger') as typeof OpenLedgerModule;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded before it is needed
-    await (require('../storage/sqlite/sqlJs') as typeof SqlJsModule).loadSqlJs();
-    if (fileSize(paths.ledger) <= STANDBY_OPEN_MAX_BYTES) ledger = await openLedger({ file: paths.ledger, logger, watch: true, folder });
-    logger.info(`Standby ${process.pid} ready for the ledger host ${host.pid} of ${paths.ledger} (${ledger ? 'ledger open' : 'modules loaded'})`);
+    // Nothing is loaded in advance: a standby beside every host would otherwise hold a second
+    // engine (and a second copy of the ledger) for a takeover that may never come.
+    logger.info(`Standby ${process.pid} ready for the ledger host ${host.pid} of ${paths.ledger}`);
     takeOver = (await waitForHost(paths, host.pid, folder, logger)) && (await hostDied(paths, host.pid));
     logger.info(takeOver ? `Standby ${process.pid}: the ledger host ${host.pid} died; taking over` : `Standby ${process.pid} leaves: its host ${host.pid} retired or was replaced`);
-    return takeOver ? { owner: me, ...(ledger ? { ledger } : {}) } : undefined;
+    return takeOver ? { owner: me } : undefined;
   } catch (err) {
     logger.warn(`Standby ${process.pid} leaves: ${(err as Error).message}`);
     return undefined;
   } finally {
-    if (!takeOver) {
-      removeIfSame(paths.standby, me);
-      await ledger?.close().catch(() => undefined);
-    }
-  }
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
+    if (!takeOver) removeIfSame(paths.standby, me);
   }
 }
 

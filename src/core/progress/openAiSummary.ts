@@ -1,7 +1,9 @@
 // The OpenAI-compatible summary provider (README "Configuration"), through the openai package, loaded only when
 // a summary is first needed so that server start-up stays fast. The key goes to the client only.
 
+import type * as OpenAiModule from 'openai';
 import type { OpenAiConfig } from '../config';
+import { loadVendored } from '../vendor';
 import type { Logger } from '../log';
 import type { SummaryProvider, SummaryRequest } from './summariser';
 
@@ -24,7 +26,7 @@ export function createOpenAiProvider(config: OpenAiConfig, logger: Logger): Summ
     label: `the OpenAI-compatible endpoint ${host} (model ${config.model})`,
     async summarise(request: SummaryRequest, signal?: AbortSignal): Promise<string> {
       if (!client) {
-        const { default: OpenAI } = await import('openai');
+        const { OpenAI } = loadVendored<typeof OpenAiModule>('openai');
         client = new OpenAI({ apiKey, baseURL: config.baseUrl, maxRetries: 1, timeout: OPENAI_TIMEOUT_MS }) as unknown as Client;
       }
       const response = await client.chat.completions.create(

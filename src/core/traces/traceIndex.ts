@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readStateValue } from '../storage/sqlite/vscodeState';
+import type * as VscodeStateModule from '../storage/sqlite/vscodeState';
 import { SessionBuilder } from './builder';
 import { TraceError } from './errors';
 import type { TraceHomes } from './homes';
@@ -376,6 +376,9 @@ export class TraceIndex {
       let cached = this.titleCache.get(db);
       if (!cached || cached.mtimeMs !== mtimeMs) {
         const titles = new Map<string, string>();
+        // sql.js loads only here, for a VS Code state database: never for the ledger of a host's client.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (a bundle keeps it unevaluated until then)
+        const { readStateValue } = require('../storage/sqlite/vscodeState') as typeof VscodeStateModule;
         const parsed = parseJson((await readStateValue(db, 'chat.ChatSessionStore.index')) ?? '');
         const entries = isRecord(parsed) && isRecord(parsed.entries) ? parsed.entries : {};
         for (const [id, v] of Object.entries(entries)) if (isRecord(v) && typeof v.title === 'string' && v.title.trim() !== '') titles.set(id, v.title);

@@ -4,7 +4,8 @@
 // connection string's password: every message goes through redactUrl.
 
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadVendored } from '../../vendor';
 import { LedgerError, isLedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
 import type { SchemaStream } from '../sql/schema';
@@ -135,7 +136,12 @@ export class PgEngine {
 
   static async open(options: PgEngineOptions): Promise<PgEngine> {
     options.logger?.addSecret(urlPassword(options.url));
-    const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+    const pool = new (loadVendored<typeof pg>('pg').Pool)({
+      connectionString: options.url,
+      max: options.maxConnections ?? 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle client's error (server restart) must not crash the process: the pool replaces it.
     pool.on('error', (err) => options.logger?.warn(`PostgreSQL connection lost: ${redactUrl(err.message)}`));
     const engine = new PgEngine(pool, options);
@@ -196,7 +202,7 @@ export class PgEngine {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url });
+    const client = new (loadVendored<typeof pg>('pg').Client)({ connectionString: this.options.url });
     client.on('error', (err) => {
       this.logger.warn(`Lost the PostgreSQL change feed (${redactUrl(err.message)}); reconnecting`);
       this.relisten();

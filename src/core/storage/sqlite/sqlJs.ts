@@ -3,7 +3,9 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import type initSqlJs from 'sql.js';
+import type { SqlJsStatic } from 'sql.js';
+import { loadVendored } from '../../vendor';
 import { LedgerError } from '../../errors';
 
 let loading: Promise<SqlJsStatic> | undefined;
@@ -27,7 +29,7 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
       throw new LedgerError('internal', `sql-wasm.wasm was not found beside ${__dirname}; reinstall Agent Progress`);
     }
     const wasmBinary = fs.readFileSync(file);
-    return initSqlJs({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer });
+    return loadVendored<typeof initSqlJs>('sql.js')({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer });
   })();
   loading.catch(() => {
     loading = undefined;
