@@ -14,6 +14,7 @@ import { HostConnection } from '../../src/core/host/client';
 import { httpClient, startHttpServer, type HttpServerProcess } from '../helpers/httpServer';
 import { cleanEnv, CLI, ROOT } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
+import { copyShippedDist } from '../helpers/shippedDist';
 import { waitFor } from '../helpers/wait';
 
 interface Run {
@@ -280,6 +281,7 @@ describe('the ledger host (real processes)', function () {
     const current = await cli(CLI, ['create-project', 'skew'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
     assert.equal(current.status, 0, current.stderr);
     const old = pidFile(db)!;
+    copyShippedDist(newer); // the vendored libraries and the WASM beside the newer cli.js and ledgerHost.js built here
     await esbuild.build({
       bundle: true,
       platform: 'node',
@@ -290,7 +292,6 @@ describe('the ledger host (real processes)', function () {
       outdir: newer,
       define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version), AGENT_PROGRESS_BUILD: JSON.stringify(String(old.build + 86_400_000)) },
     });
-    fs.copyFileSync(path.join(ROOT, 'dist', 'sql-wasm.wasm'), path.join(newer, 'sql-wasm.wasm'));
     // Writers of the current build keep writing through the handover.
     const writers = Array.from({ length: 3 }, (_, i) => startWriter(db, `s${i}`, 'skew'));
     const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);

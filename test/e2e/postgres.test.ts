@@ -12,6 +12,7 @@ import { httpClient, startHttpServer, TOKEN, type HttpServerProcess } from '../h
 import { PG_TEST_PASSWORD, usePostgres } from '../helpers/postgres';
 import { call, cleanEnv, CLI, ROOT, startServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
+import { copyShippedDist } from '../helpers/shippedDist';
 
 const AGENT = path.join(ROOT, 'test', 'helpers', 'queueAgent.mjs');
 
@@ -138,8 +139,7 @@ describe('the team deployment on PostgreSQL', function () {
   it('runs from a bundle with no node_modules around it (pg bundled, pg-native never loaded) and names a wrong password without printing it', async () => {
     const url = await server().createDatabase();
     const alone = tempDir();
-    fs.copyFileSync(CLI, path.join(alone, 'cli.js'));
-    fs.copyFileSync(path.join(ROOT, 'dist', 'sql-wasm.wasm'), path.join(alone, 'sql-wasm.wasm'));
+    copyShippedDist(alone); // pg is in vendor-pg.js, beside cli.js
     const script = path.join(alone, 'cli.js');
     const logged = spawnSync(process.execPath, [script, '--db', url, 'log', '--project', 'team', '--title', 'From a bare bundle', '--content', 'No node_modules here.'], {
       cwd: alone,

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { call, cleanEnv, CLI, ROOT, SERVER, startServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
+import { copyShippedDist } from '../helpers/shippedDist';
 import { waitFor } from '../helpers/wait';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { renderToolsTable } from '../../src/mcp/toolsTable';
@@ -104,8 +105,7 @@ describe('the server process', function () {
     const dir = tempDir();
     const dist = path.join(dir, 'dist');
     fs.mkdirSync(dist);
-    // What the .vsix ships of dist/ (.vscodeignore): the bundles, the libraries bundled apart, sql.js's WASM.
-    for (const file of fs.readdirSync(path.join(ROOT, 'dist')).filter((f) => /\.(js|wasm)$/.test(f))) fs.copyFileSync(path.join(ROOT, 'dist', file), path.join(dist, file));
+    copyShippedDist(dist);
     const db = path.join(dir, 'ledger', 'data.db');
     const s = await startServer({ db, server: path.join(dist, 'server.js') });
     await call(s, 'log_progress', { projectId: 'p', title: 'standalone', content: 'no node_modules' });
