@@ -98,8 +98,12 @@ async function connectedStandby(db: string): Promise<number | undefined> {
   }
 }
 
-async function status(db: string, script = CLI): Promise<{ running: boolean; pid?: number; build?: number; clients?: number; ledgerBytes?: number }> {
-  const run = await cli(script, ['host', 'status', '--json'], db);
+async function status(
+  db: string,
+  script = CLI,
+  env: Record<string, string> = {},
+): Promise<{ running: boolean; pid?: number; build?: number; clients?: number; ledgerBytes?: number }> {
+  const run = await cli(script, ['host', 'status', '--json'], db, env);
   assert.equal(run.status, 0, run.stderr);
   return JSON.parse(run.stdout) as { running: boolean; pid?: number };
 }
@@ -333,6 +337,30 @@ describe('the ledger host (real processes)', function () {
     assert.equal(fs.existsSync(paths.pid), false);
     assert.equal(fs.existsSync(paths.socket), false);
     assert.match(fs.readFileSync(paths.log, 'utf8'), /retiring: no client for 1500 ms/);
+  });
+
+  it('serves a ledger whose path is too long for a Unix socket (as a VS Code workspace storage path is), its socket in a runtime folder it makes', async () => {
+    // VS Code keeps a workspace's ledger at .../User/workspaceStorage/<32 hex>/agent-progress.agent-progress/data.db:
+    // <ledger>.host/sock is past the 100 bytes a socket path may have, so the socket goes to the
+    // user's runtime folder, which need not exist yet.
+    const deep = path.join(tempDir('ap-host-'), 'workspaceStorage', 'f'.repeat(32), 'agent-progress.agent-progress');
+    fs.mkdirSync(deep, { recursive: true });
+    const db = path.join(deep, 'data.db');
+    const runtime = tempDir('ap-runtime-');
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000', XDG_RUNTIME_DIR: runtime };
+    const logged = await cli(CLI, ['log', '--project', 'p', '--title', 'deep', '--content', 'x'], db, env);
+    assert.equal(logged.status, 0, logged.stderr);
+    assert.equal(logged.stderr, '', 'served by a host, not opened directly');
+    const s = await status(db, CLI, env);
+    assert.equal(s.running, true, JSON.stringify(s));
+    const own = fs.readdirSync(runtime);
+    assert.equal(own.length, 1, own.join());
+    const socketDir = path.join(runtime, own[0]!);
+    assert.equal(fs.statSync(socketDir).mode & 0o777, 0o700);
+    assert.equal(fs.readdirSync(socketDir).filter((f) => f.endsWith('.sock')).length, 1);
+    const stop = await cli(CLI, ['host', 'stop'], db, env);
+    assert.equal(stop.status, 0, stop.stderr);
+    await waitFor(() => hostProcesses(db).length === 0, 'the host and its standby to leave', 10_000);
   });
 
   it('host status and stop in the CLI; AGENT_PROGRESS_LEDGER_HOST=off opens the file directly and says so once', async () => {

@@ -165,6 +165,10 @@ class Host {
       },
       (err: unknown) => this.options.logger.error(`Could not open the ledger ${this.paths.ledger}: ${(err as Error).message}`),
     );
+    // A ledger path too long for a Unix socket has its socket in the user's runtime folder
+    // (paths.ts), which this host makes, private, when it is missing: it is ours, not a ledger's.
+    const socketDir = path.dirname(this.paths.socket);
+    if (process.platform !== 'win32' && socketDir !== this.paths.dir) ensureOwnPrivateDir(socketDir, true);
     const server = net.createServer((socket) => this.accept(socket));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
