@@ -7,19 +7,12 @@ import type { ProgressService } from '../progress/progressService';
 import { defaultProjectId } from '../projectId';
 import type { QueueService } from '../queue/queueService';
 import type { WorkflowService } from '../workflow/workflowService';
+import type { LedgerActivity } from './types';
+
+export type { LedgerActivity };
 
 /** How far outside a session's first and last record ledger activity still belongs to it. */
 export const LINK_SLACK_MS = 5 * 60_000;
-
-export interface LedgerActivity {
-  /** Which toolset wrote it: progress, queue, workflow. */
-  toolset: string;
-  id: string;
-  projectId: string;
-  title: string;
-  at: string;
-  agentId: string | null;
-}
 
 /** A toolset's record of what agents did, queried by project and time. */
 export interface LedgerActivitySource {
