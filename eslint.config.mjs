@@ -83,12 +83,40 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
   {
-    files: ['src/webview/**/*.ts', 'src/shared/**/*.ts'],
+    files: ['src/webview/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict([
         { group: ['vscode', 'node:*', 'sql.js', '@modelcontextprotocol/*'], message: 'Browser code: no vscode, no node, no sql.js.' },
         { group: ['**/core/**', '**/mcp/**', '**/cli/**', '**/extension/**'], message: 'Webviews import src/shared only.' },
       ]),
+    },
+  },
+  {
+    // src/shared describes the messages between the extension and its pages. Where a page shows a
+    // core record as it is, shared names core's type instead of a copy of it: types only (erased
+    // from the bundle), and only from core's modules of plain types, which import nothing.
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict([
+        { group: ['vscode', 'node:*', 'sql.js', '@modelcontextprotocol/*'], message: 'Browser code: no vscode, no node, no sql.js.' },
+        { group: ['**/mcp/**', '**/cli/**', '**/extension/**', '**/webview/**'], message: 'src/shared imports nothing of the extension, the server or the pages.' },
+      ]),
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/core/**', '!**/core/queue/types', '!**/core/traces/types'],
+              message: 'src/shared names types from core/queue/types and core/traces/types only, which import nothing.',
+            },
+            {
+              group: ['**/core/queue/types', '**/core/traces/types'],
+              allowTypeImports: true,
+              message: "src/shared is loaded by the pages: import core's types only (import type), never its values.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

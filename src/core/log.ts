@@ -44,7 +44,6 @@ export function createLogger(options: { level?: LogLevel; sink?: (line: string) 
   const clock = options.clock ?? (() => new Date());
   const json = options.format === 'json';
   const secrets = new Set<string>();
-  const said = new Set<string>();
   const write = (level: LogLevel, message: string, fields?: LogFields): void => {
     if (ORDER[level] < threshold) return;
     const defined = Object.entries(fields ?? {}).filter(([, v]) => v !== undefined && v !== null);
@@ -57,6 +56,16 @@ export function createLogger(options: { level?: LogLevel; sink?: (line: string) 
     const suffix = defined.length > 0 ? ` ${defined.map(([k, v]) => `${k}=${String(v)}`).join(' ')}` : '';
     sink(`${clock().toISOString()} [${level}] ${redact(message + suffix, secrets)}`);
   };
+  return loggerOver(write, secrets);
+}
+
+/**
+ * A Logger over one write function that redacts with `secrets`: the four levels, addSecret (values
+ * of four characters or more) and once. createLogger's stderr log and the extension's output
+ * channel differ only in their write.
+ */
+export function loggerOver(write: (level: LogLevel, message: string, fields?: LogFields) => void, secrets: Set<string>): Logger {
+  const said = new Set<string>();
   return {
     debug: (m, f) => write('debug', m, f),
     info: (m, f) => write('info', m, f),

@@ -1,12 +1,13 @@
 // What a feature is: a folder under src/extension/ (progressLog, queue, workflows, sessions, review,
-// ledger, setup) whose feature.ts activates it from the Shared parts: it makes its view, status
-// item and pages, and lists its commands in a table, one line each (the id and the function that
-// makes the handler from the feature's deps). extension.ts lists the features.
+// ledger, setup) whose feature.ts activates it from the Shared parts: it makes its parts (view,
+// status item, pages), whose types are its deps, and lists its commands in a table by their
+// CommandIds name (the function of that name makes the handler from the feature's deps).
+// extension.ts lists the features.
 
 import * as vscode from 'vscode';
 import type { Logger } from '../core/log';
 import type { ApiKeyStore } from './apiKey';
-import type { CommandId } from './commandIds';
+import { CommandIds, type CommandId } from './commandIds';
 import { Disposable, type DisposableLike } from './disposable';
 import type { LedgerConnection } from './ledgerConnection';
 import type { TraceHost } from './traceHost';
@@ -31,6 +32,14 @@ export type Own = <T extends DisposableLike>(owned: T) => T;
 /** One line of a feature's command table: the id, and what makes its handler from the deps. */
 export type CommandLine<D> = readonly [CommandId, (deps: D, own: Own) => CommandHandler];
 
+/** A feature's commands: the CommandIds name of each, and the function that makes its handler. */
+export type CommandTable<D> = Partial<Record<keyof typeof CommandIds, (deps: D, own: Own) => CommandHandler>>;
+
+/** The table as the lines Feature registers: each command's id and maker. */
+export function commandLines<D>(table: CommandTable<D>): CommandLine<D>[] {
+  return Object.entries(table).map(([name, make]) => [CommandIds[name as keyof typeof CommandIds], make!]);
+}
+
 /** An active feature: disposing it releases its commands, views, status items and pages. */
 export class Feature<D> extends Disposable {
   constructor(
@@ -43,5 +52,15 @@ export class Feature<D> extends Disposable {
     for (const d of owned) this.register(d);
     const own: Own = (d) => this.register(d);
     for (const [id, make] of commands) this.register(vscode.commands.registerCommand(id, make(deps, own)));
+  }
+
+  /** A feature that owns its parts (released with it, newest first) and more (subscriptions); its deps are the shared ones and the parts. */
+  static owning<P extends Record<string, DisposableLike>>(
+    shared: Shared,
+    parts: P,
+    commands: readonly CommandLine<Shared & P>[],
+    more: readonly DisposableLike[] = [],
+  ): Feature<Shared & P> {
+    return new Feature({ ...shared, ...parts }, commands, [...Object.values(parts), ...more]);
   }
 }

@@ -3,38 +3,9 @@
 // Everything in a SessionPage was redacted by core before it got here.
 
 import { z } from 'zod';
+import type { LedgerActivity, SessionStep, SessionToolCall, SessionTurn } from '../core/traces/types';
 
-export interface SessionToolCall {
-  eventIndex: number;
-  /** The event of its result, when it has one. */
-  resultEventIndex: number | null;
-  name: string;
-  /** "Bash npm test": the tool and its main argument. */
-  label: string;
-  status: 'ok' | 'error' | 'cancelled' | 'pending';
-  exitCode: number | null;
-}
-
-export interface SessionStep {
-  index: number;
-  timestamp: string | null;
-  message: string | null;
-  reasoning: string | null;
-  tools: SessionToolCall[];
-}
-
-export interface SessionTurn {
-  index: number;
-  timestamp: string | null;
-  /** The prompt; null when the session has none (a sub-agent's preamble). */
-  userMessage: string | null;
-  human: boolean;
-  tokens: number;
-  toolCalls: number;
-  failed: number;
-  outcome: 'success' | 'partial' | 'failed';
-  steps: SessionStep[];
-}
+export type { SessionStep, SessionToolCall, SessionTurn };
 
 export interface SessionSummary {
   id: string;
@@ -64,14 +35,8 @@ export interface SessionInsight {
   impact: number;
 }
 
-export interface LedgerLink {
-  toolset: string;
-  id: string;
-  projectId: string;
-  title: string;
-  at: string;
-  agentId: string | null;
-}
+/** A ledger record linked to a session (core's LedgerActivity). */
+export type LedgerLink = LedgerActivity;
 
 export interface SessionPage {
   session: SessionSummary;

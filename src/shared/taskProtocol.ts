@@ -2,37 +2,13 @@
 // the webview sends with the zod schema (the webview imports the types only).
 
 import { z } from 'zod';
+import type { TaskAttempt, TaskWithHistory } from '../core/queue/types';
 
-/** An attempt as the page shows it (core's TaskAttempt has this shape). */
-export interface AttemptView {
-  id: string;
-  agentName: string;
-  startedAt: string;
-  completedAt: string | null;
-  status: string;
-  explanation: string | null;
-  failureReason: string | null;
-}
+/** An attempt as the page shows it: core's own, sent as it is. */
+export type AttemptView = TaskAttempt;
 
-/** A task as the page shows it (core's TaskWithHistory has this shape). */
-export interface TaskView {
-  id: string;
-  projectId: string;
-  instructions: string;
-  variables: Record<string, string> | null;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  assignedTo: string | null;
-  leaseExpiresAt: string | null;
-  retryCount: number;
-  maxRetries: number;
-  leaseDurationMinutes: number;
-  createdAt: string;
-  assignedAt: string | null;
-  completedAt: string | null;
-  result: string | null;
-  failureReason: string | null;
-  attempts: AttemptView[];
-}
+/** A task as the page shows it: core's task with its attempts, sent as it is. */
+export type TaskView = TaskWithHistory;
 
 export interface TaskPageView {
   task: TaskView;

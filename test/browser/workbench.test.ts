@@ -189,4 +189,27 @@ describe('the extension in a VS Code window', function () {
     console.log(`      appeared in the sidebar ${Date.now() - written} ms after the CLI wrote it`);
     await shot('live', '.part.sidebar');
   });
+
+  it('reopens an open entry page, with its content, after the window reloads', async () => {
+    await page.locator('.part.sidebar [role=treeitem]', { hasText: 'Refactored authentication to JWT' }).click();
+    const before = await webviewFrame(page, 'Refactored authentication to JWT');
+    assert.equal(await before.locator('.content strong').innerText(), 'JWT');
+    // The page keeps its entry as webview state; the reloaded window hands it to the serializer,
+    // which loads the entry again (without one, VS Code drops the tab). Reloaded as a person does,
+    // with Developer: Reload Window, which saves the window's state first: a browser refresh
+    // (page.reload()) keeps only what the web workbench last saved, up to 5 s earlier, and may
+    // bring back the tabs as they were before this page was opened.
+    const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 60_000 });
+    await runCommand(page, 'Developer: Reload Window');
+    await reloaded;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'Refactored authentication to JWT' }).first().waitFor({ timeout: 60_000 });
+    const after = await webviewFrame(page, 'Refactored authentication to JWT', 60_000).catch(async (err: unknown) => {
+      await shot('entry-restore-failure');
+      throw err;
+    });
+    assert.equal(await after.locator('.content strong').innerText(), 'JWT');
+    assert.equal(await after.locator('.content li').count(), 2);
+    await shot('entry-restored', '.part.editor');
+  });
 });

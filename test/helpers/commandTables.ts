@@ -1,6 +1,7 @@
 // The check that ties commands together: every id in CommandIds is contributed in package.json and
-// listed on exactly one line of one feature's command table (src/extension/<feature>/feature.ts),
-// and nothing else calls registerCommand. Pure, so a test can run it on a table with an extra line.
+// listed by its name in exactly one feature's command table (src/extension/<feature>/feature.ts,
+// `COMMANDS: CommandTable<...> = { name, ... }`), and nothing else calls registerCommand. Pure, so a
+// test can run it on a table with an extra name.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,9 +32,17 @@ export function commandProblems({ ids, contributed, files }: CommandSources): st
   for (const id of idValues) if (!contributed.includes(id)) problems.push(`${id} is not contributed in package.json`);
   for (const id of contributed) if (!idValues.includes(id)) problems.push(`${id} is contributed but not in CommandIds`);
   const tables = [...files].filter(([file]) => /^[A-Za-z]+\/feature\.ts$/.test(file));
+  const listed = tables.flatMap(([file, text]) => {
+    const table = /export const COMMANDS: CommandTable<\w+> = \{([^}]*)\};/.exec(text)?.[1] ?? '';
+    return table
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean)
+      .map((name) => ({ name, file }));
+  });
   for (const [name] of Object.entries(ids)) {
-    const lines = tables.flatMap(([file, text]) => (text.match(new RegExp(`^  \\[CommandIds\\.${name}, \\w+\\],$`, 'gm')) ?? []).map(() => file));
-    if (lines.length !== 1) problems.push(`CommandIds.${name} is on ${lines.length} command table lines${lines.length ? ` (${lines.join(', ')})` : ''}`);
+    const tablesOf = listed.filter((l) => l.name === name).map((l) => l.file);
+    if (tablesOf.length !== 1) problems.push(`CommandIds.${name} is in ${tablesOf.length} command tables${tablesOf.length ? ` (${tablesOf.join(', ')})` : ''}`);
   }
   const registering = [...files].filter(([, text]) => /registerCommand\(/.test(text)).map(([file]) => file);
   if (registering.join() !== 'feature.ts') problems.push(`registerCommand is called outside feature.ts: ${registering.join(', ')}`);

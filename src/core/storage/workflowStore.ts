@@ -23,14 +23,8 @@ export interface NewWorkflow extends Workflow {
   eventId: string;
 }
 
-export interface NewTrackedTask {
-  id: string;
-  workflowId: string;
-  parentTaskId: string | null;
-  name: string;
-  goal: string;
-  areas: string[];
-  startedAt: string;
+/** A tracked task as start_task records it: what it is, the snapshot taken, its task_started event. */
+export interface NewTrackedTask extends Pick<TrackedTask, 'id' | 'workflowId' | 'parentTaskId' | 'name' | 'goal' | 'areas' | 'startedAt'> {
   startSnapshot: Snapshot;
   eventId: string;
 }

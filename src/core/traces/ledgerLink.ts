@@ -7,19 +7,12 @@ import type { ProgressService } from '../progress/progressService';
 import { defaultProjectId } from '../projectId';
 import type { QueueService } from '../queue/queueService';
 import type { WorkflowService } from '../workflow/workflowService';
+import type { LedgerActivity } from './types';
+
+export type { LedgerActivity };
 
 /** How far outside a session's first and last record ledger activity still belongs to it. */
 export const LINK_SLACK_MS = 5 * 60_000;
-
-export interface LedgerActivity {
-  /** Which toolset wrote it: progress, queue, workflow. */
-  toolset: string;
-  id: string;
-  projectId: string;
-  title: string;
-  at: string;
-  agentId: string | null;
-}
 
 /** A toolset's record of what agents did, queried by project and time. */
 export interface LedgerActivitySource {
@@ -30,65 +23,80 @@ export interface LedgerActivitySource {
   between(projectId: string, from: string, to: string, limit: number): Promise<LedgerActivity[]>;
 }
 
-/** The progress log as an activity source. */
-export function progressActivitySource(progress: () => Promise<ProgressService>): LedgerActivitySource {
-  return {
-    toolset: 'progress',
-    async projects() {
-      return (await (await progress()).listProjects()).map((p) => p.projectId);
-    },
-    async between(projectId, from, to, limit) {
-      const result = await (await progress()).searchLogs({ projectId, startDate: from, endDate: to, limit: Math.min(limit, 100) });
-      return result.listings
-        .map((e) => ({ toolset: 'progress', id: e.id, projectId: e.projectId, title: e.title, at: e.createdAt, agentId: e.agentId }))
-        .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-    },
-  };
-}
-
 const byTime = (a: LedgerActivity, b: LedgerActivity): number => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0);
 
-/** The workflow toolset as an activity source: workflows started or active in the window. */
-export function workflowActivitySource(workflow: () => Promise<WorkflowService>): LedgerActivitySource {
+/**
+ * A toolset's activity source: its project ids, and its records of one project in a window (this
+ * stamps them with the toolset, sorts them by time and keeps the first `limit`).
+ */
+function activitySource<S>(
+  toolset: string,
+  service: () => Promise<S>,
+  projects: (s: S) => Promise<string[]>,
+  inWindow: (s: S, projectId: string, from: string, to: string, limit: number) => Promise<Omit<LedgerActivity, 'toolset'>[]>,
+): LedgerActivitySource {
   return {
-    toolset: 'workflow',
+    toolset,
     async projects() {
-      return (await (await workflow()).listProjects()).map((p) => p.projectId);
+      return projects(await service());
     },
     async between(projectId, from, to, limit) {
-      const { workflows } = await (await workflow()).listWorkflows({ projectId, limit: 200 });
-      return workflows
-        .filter((w) => w.createdAt <= to && w.lastActivityAt >= from)
-        .map((w) => ({ toolset: 'workflow', id: w.id, projectId: w.projectId, title: w.name, at: w.createdAt >= from ? w.createdAt : w.lastActivityAt, agentId: null }))
+      const found = await inWindow(await service(), projectId, from, to, limit);
+      return found
+        .map((a) => ({ toolset, ...a }))
         .sort(byTime)
         .slice(0, limit);
     },
   };
 }
 
+/** The progress log as an activity source. */
+export function progressActivitySource(progress: () => Promise<ProgressService>): LedgerActivitySource {
+  return activitySource(
+    'progress',
+    progress,
+    async (p) => (await p.listProjects()).map((x) => x.projectId),
+    async (p, projectId, from, to, limit) => {
+      const result = await p.searchLogs({ projectId, startDate: from, endDate: to, limit: Math.min(limit, 100) });
+      return result.listings.map((e) => ({ id: e.id, projectId: e.projectId, title: e.title, at: e.createdAt, agentId: e.agentId }));
+    },
+  );
+}
+
+/** The workflow toolset as an activity source: workflows started or active in the window. */
+export function workflowActivitySource(workflow: () => Promise<WorkflowService>): LedgerActivitySource {
+  return activitySource(
+    'workflow',
+    workflow,
+    async (w) => (await w.listProjects()).map((x) => x.projectId),
+    async (w, projectId, from, to) => {
+      const { workflows } = await w.listWorkflows({ projectId, limit: 200 });
+      return workflows
+        .filter((x) => x.createdAt <= to && x.lastActivityAt >= from)
+        .map((x) => ({ id: x.id, projectId: x.projectId, title: x.name, at: x.createdAt >= from ? x.createdAt : x.lastActivityAt, agentId: null }));
+    },
+  );
+}
+
 /** The task queue as an activity source: what agents did to tasks (its audit log) in the window. */
 export function queueActivitySource(queue: () => Promise<QueueService>): LedgerActivitySource {
-  return {
-    toolset: 'queue',
-    async projects() {
-      return (await (await queue()).listProjects({ includeClosed: true })).map((p) => p.id);
-    },
-    async between(projectId, from, to, limit) {
-      const { events } = await (await queue()).getAuditLog({ projectId, limit: 200 });
+  return activitySource(
+    'queue',
+    queue,
+    async (q) => (await q.listProjects({ includeClosed: true })).map((x) => x.id),
+    async (q, projectId, from, to) => {
+      const { events } = await q.getAuditLog({ projectId, limit: 200 });
       return events
         .filter((e) => e.at >= from && e.at <= to)
         .map((e) => ({
-          toolset: 'queue',
           id: e.taskId ?? String(e.id),
           projectId: e.projectId,
           title: `${e.action.replace(/_/g, ' ')}${e.taskId ? ` ${e.taskId}` : ''}`,
           at: e.at,
           agentId: e.agentName ?? e.actor,
-        }))
-        .sort(byTime)
-        .slice(0, limit);
+        }));
     },
-  };
+  );
 }
 
 /**

@@ -28,7 +28,7 @@ import type {
 } from './schemas';
 import { matchOf, search, searchEventPreviews, searchEvents } from './search';
 import { compareSessions, TraceIndex, type IndexedSession, type RefreshStats } from './traceIndex';
-import { PROVIDER_LABELS, PROVIDERS, type EventType, type TokenCounts } from './types';
+import { PROVIDER_LABELS, PROVIDERS, type EventType, type SessionTurn, type TokenCounts } from './types';
 
 export { BUDGETS, type SessionOverview, type TraceServiceDeps } from './pages';
 export { previewOf, valueContains } from './search';
@@ -39,23 +39,7 @@ export interface SessionView {
   analysis: Analysis;
   tokens: TokenCounts;
   malformedLines: number;
-  turns: {
-    index: number;
-    timestamp: string | null;
-    userMessage: string | null;
-    human: boolean;
-    tokens: number;
-    toolCalls: number;
-    failed: number;
-    outcome: 'success' | 'partial' | 'failed';
-    steps: {
-      index: number;
-      timestamp: string | null;
-      message: string | null;
-      reasoning: string | null;
-      tools: { eventIndex: number; resultEventIndex: number | null; name: string; label: string; status: string; exitCode: number | null }[];
-    }[];
-  }[];
+  turns: SessionTurn[];
   truncatedTurns: number;
 }
 

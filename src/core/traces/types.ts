@@ -165,3 +165,49 @@ export function emptyMeta(provider: Provider, id: string): SessionMeta {
     models: [],
   };
 }
+
+/** A tool call in a turn's step, as a session's page shows it. */
+export interface SessionToolCall {
+  eventIndex: number;
+  /** The event of its result, when it has one. */
+  resultEventIndex: number | null;
+  name: string;
+  /** "Bash npm test": the tool and its main argument. */
+  label: string;
+  status: 'ok' | 'error' | 'cancelled' | 'pending';
+  exitCode: number | null;
+}
+
+/** What the agent said, thought and called between two prompts' answers. */
+export interface SessionStep {
+  index: number;
+  timestamp: string | null;
+  message: string | null;
+  reasoning: string | null;
+  tools: SessionToolCall[];
+}
+
+/** One prompt and what followed it. */
+export interface SessionTurn {
+  index: number;
+  timestamp: string | null;
+  /** The prompt; null when the session has none (a sub-agent's preamble). */
+  userMessage: string | null;
+  human: boolean;
+  tokens: number;
+  toolCalls: number;
+  failed: number;
+  outcome: 'success' | 'partial' | 'failed';
+  steps: SessionStep[];
+}
+
+/** A record an agent wrote in the ledger, as a session links it (progress, queue, workflow). */
+export interface LedgerActivity {
+  /** Which toolset wrote it: progress, queue, workflow. */
+  toolset: string;
+  id: string;
+  projectId: string;
+  title: string;
+  at: string;
+  agentId: string | null;
+}

@@ -1,8 +1,7 @@
 // The ledger as a whole: export, import, copy to another backend, retention (and its reminder),
 // recovery of set-aside records, its folder. Refreshes the Progress Log after changing entries.
 
-import { CommandIds } from '../commandIds';
-import { Feature, type CommandLine, type Shared } from '../feature';
+import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
 import type { ProgressLogDeps } from '../progressLog/feature';
 import { exportLedger } from './commands/exportLedger';
 import { importLedger } from './commands/importLedger';
@@ -15,21 +14,13 @@ import { registerRetentionReminder } from './retentionReminder';
 
 export interface LedgerDeps extends Shared, Pick<ProgressLogDeps, 'progressLog' | 'progressLogView'> {}
 
-/** The feature's commands: one line each. */
-export const COMMANDS: readonly CommandLine<LedgerDeps>[] = [
-  [CommandIds.exportLedger, exportLedger],
-  [CommandIds.importLedger, importLedger],
-  [CommandIds.copyLedger, copyLedger],
-  [CommandIds.applyRetention, applyRetention],
-  [CommandIds.restoreArchivedEntries, restoreArchivedEntries],
-  [CommandIds.recoverLedger, recoverLedger],
-  [CommandIds.revealLedgerFolder, revealLedgerFolder],
-];
+/** The feature's commands, by their CommandIds name. */
+export const COMMANDS: CommandTable<LedgerDeps> = { exportLedger, importLedger, copyLedger, applyRetention, restoreArchivedEntries, recoverLedger, revealLedgerFolder };
 
 export function activateLedger(
   shared: Shared,
   progressLog: Pick<ProgressLogDeps, 'progressLog' | 'progressLogView'>,
-  commands: readonly CommandLine<LedgerDeps>[] = COMMANDS,
+  commands: readonly CommandLine<LedgerDeps>[] = commandLines(COMMANDS),
 ): Feature<LedgerDeps> {
   const deps: LedgerDeps = { ...shared, progressLog: progressLog.progressLog, progressLogView: progressLog.progressLogView };
   return new Feature(deps, commands, [registerRetentionReminder(deps)]);

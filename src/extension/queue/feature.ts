@@ -1,8 +1,7 @@
 // The task queue: its tree, the status bar item, the task pages and the operator's commands.
 
-import type * as vscode from 'vscode';
-import { CommandIds, ViewIds } from '../commandIds';
-import { Feature, type CommandLine, type Shared } from '../feature';
+import { ViewIds } from '../commandIds';
+import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
 import { refreshTaskQueue } from './commands/refreshTaskQueue';
 import { openTask } from './commands/openTask';
 import { showMoreTasks } from './commands/showMoreTasks';
@@ -14,34 +13,30 @@ import { cancelTask } from './commands/cancelTask';
 import { closeQueueProject } from './commands/closeQueueProject';
 import { QueueStatus } from './queueStatus';
 import { TaskPanels } from './taskPanels';
-import type { TaskQueueNode } from './taskQueueItems';
 import { TaskQueueProvider } from './taskQueueProvider';
 import { treeView } from '../views/treeView';
 
-export interface QueueDeps extends Shared {
-  taskQueue: TaskQueueProvider;
-  taskQueueView: vscode.TreeView<TaskQueueNode>;
-  taskPanels: TaskPanels;
-  queueStatus: QueueStatus;
-}
-
-/** The feature's commands: one line each. */
-export const COMMANDS: readonly CommandLine<QueueDeps>[] = [
-  [CommandIds.refreshTaskQueue, refreshTaskQueue],
-  [CommandIds.openTask, openTask],
-  [CommandIds.showMoreTasks, showMoreTasks],
-  [CommandIds.createQueueProject, createQueueProject],
-  [CommandIds.addTask, addTask],
-  [CommandIds.importTasks, importTasks],
-  [CommandIds.requeueTask, requeueTask],
-  [CommandIds.cancelTask, cancelTask],
-  [CommandIds.closeQueueProject, closeQueueProject],
-];
-
-export function activateQueue(shared: Shared, commands: readonly CommandLine<QueueDeps>[] = COMMANDS): Feature<QueueDeps> {
+function parts(shared: Shared) {
   const taskQueue = new TaskQueueProvider(shared.host);
   const taskQueueView = treeView(ViewIds.taskQueue, taskQueue);
-  const taskPanels = new TaskPanels(shared.context.extensionUri, shared.host, shared.logger);
-  const queueStatus = new QueueStatus(shared.host);
-  return new Feature({ ...shared, taskQueue, taskQueueView, taskPanels, queueStatus }, commands, [taskQueue, taskQueueView, taskPanels, queueStatus]);
+  return { taskQueue, taskQueueView, taskPanels: new TaskPanels(shared.context.extensionUri, shared.host, shared.logger), queueStatus: new QueueStatus(shared.host) };
+}
+
+export type QueueDeps = Shared & ReturnType<typeof parts>;
+
+/** The feature's commands, by their CommandIds name. */
+export const COMMANDS: CommandTable<QueueDeps> = {
+  refreshTaskQueue,
+  openTask,
+  showMoreTasks,
+  createQueueProject,
+  addTask,
+  importTasks,
+  requeueTask,
+  cancelTask,
+  closeQueueProject,
+};
+
+export function activateQueue(shared: Shared, commands: readonly CommandLine<QueueDeps>[] = commandLines(COMMANDS)): Feature<QueueDeps> {
+  return Feature.owning(shared, parts(shared), commands);
 }

@@ -2,8 +2,8 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CommandIds, ViewIds } from '../commandIds';
-import { Feature, type CommandLine, type Shared } from '../feature';
+import { ViewIds } from '../commandIds';
+import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
 import { startReview } from './commands/startReview';
 import { refreshReview } from './commands/refreshReview';
 import { approveReviewAction } from './commands/approveReviewAction';
@@ -16,52 +16,45 @@ import { replyReviewThread } from './commands/replyReviewThread';
 import { resolveReviewThread } from './commands/resolveReviewThread';
 import { reopenReviewThread } from './commands/reopenReviewThread';
 import { ReviewComments } from './reviewComments';
-import type { ReviewNode } from './reviewItems';
 import { ReviewModel } from './reviewModel';
 import { ReviewProvider } from './reviewProvider';
 import { treeView } from '../views/treeView';
 import { ReviewStatus } from './reviewStatus';
 import { ReviewStatusFile, STATUS_FILE_NAME } from './reviewStatusFile';
 
-export interface ReviewDeps extends Shared {
-  reviewModel: ReviewModel;
-  review: ReviewProvider;
-  reviewView: vscode.TreeView<ReviewNode>;
-  reviewStatus: ReviewStatus;
-  reviewStatusFile: ReviewStatusFile;
-  reviewComments: ReviewComments;
-}
-
-/** The feature's commands: one line each. */
-export const COMMANDS: readonly CommandLine<ReviewDeps>[] = [
-  [CommandIds.startReview, startReview],
-  [CommandIds.refreshReview, refreshReview],
-  [CommandIds.approveReviewAction, approveReviewAction],
-  [CommandIds.editReviewAction, editReviewAction],
-  [CommandIds.dismissReviewAction, dismissReviewAction],
-  [CommandIds.exportReviewActions, exportReviewActions],
-  [CommandIds.openReviewThread, openReviewThread],
-  [CommandIds.addReviewThread, addReviewThread],
-  [CommandIds.replyReviewThread, replyReviewThread],
-  [CommandIds.resolveReviewThread, resolveReviewThread],
-  [CommandIds.reopenReviewThread, reopenReviewThread],
-];
-
-export function activateReview(shared: Shared, commands: readonly CommandLine<ReviewDeps>[] = COMMANDS): Feature<ReviewDeps> {
-  const { context, host, logger } = shared;
+function parts({ context, host, logger }: Shared) {
   const reviewModel = new ReviewModel(host, logger);
   const review = new ReviewProvider(reviewModel);
-  const reviewView = treeView(ViewIds.review, review);
-  const reviewStatus = new ReviewStatus(reviewModel);
-  const reviewStatusFile = new ReviewStatusFile(path.join((context.storageUri ?? context.globalStorageUri).fsPath, STATUS_FILE_NAME), reviewModel, logger);
-  const reviewComments = new ReviewComments(reviewModel, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
-  reviewModel.watchJournal();
-  return new Feature({ ...shared, reviewModel, review, reviewView, reviewStatus, reviewStatusFile, reviewComments }, commands, [
+  const statusFile = path.join((context.storageUri ?? context.globalStorageUri).fsPath, STATUS_FILE_NAME);
+  return {
     reviewModel,
     review,
-    reviewView,
-    reviewStatus,
-    reviewStatusFile,
-    reviewComments,
-  ]);
+    reviewView: treeView(ViewIds.review, review),
+    reviewStatus: new ReviewStatus(reviewModel),
+    reviewStatusFile: new ReviewStatusFile(statusFile, reviewModel, logger),
+    reviewComments: new ReviewComments(reviewModel, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath),
+  };
+}
+
+export type ReviewDeps = Shared & ReturnType<typeof parts>;
+
+/** The feature's commands, by their CommandIds name. */
+export const COMMANDS: CommandTable<ReviewDeps> = {
+  startReview,
+  refreshReview,
+  approveReviewAction,
+  editReviewAction,
+  dismissReviewAction,
+  exportReviewActions,
+  openReviewThread,
+  addReviewThread,
+  replyReviewThread,
+  resolveReviewThread,
+  reopenReviewThread,
+};
+
+export function activateReview(shared: Shared, commands: readonly CommandLine<ReviewDeps>[] = commandLines(COMMANDS)): Feature<ReviewDeps> {
+  const feature = Feature.owning(shared, parts(shared), commands);
+  feature.deps.reviewModel.watchJournal();
+  return feature;
 }

@@ -1,9 +1,8 @@
 // Agent sessions: the transcripts' tree, the session pages, search, and session digests (the
 // periodic digest, its status bar item and first-run notice).
 
-import type * as vscode from 'vscode';
-import { CommandIds, ViewIds } from '../commandIds';
-import { Feature, type CommandLine, type Shared } from '../feature';
+import { ViewIds } from '../commandIds';
+import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
 import { refreshAgentSessions } from './commands/refreshAgentSessions';
 import { searchAgentSessions } from './commands/searchAgentSessions';
 import { openAgentSession } from './commands/openAgentSession';
@@ -11,43 +10,33 @@ import { openAgentSessionById } from './commands/openAgentSessionById';
 import { openTranscriptForEntry } from './commands/openTranscriptForEntry';
 import { showMoreSessions } from './commands/showMoreSessions';
 import { digestSessions } from './commands/digestSessions';
-import type { AgentSessionsNode } from './agentSessionsItems';
 import { AgentSessionsProvider, watchWhileVisible } from './agentSessionsProvider';
 import { treeView } from '../views/treeView';
 import { DigestTicker } from './digestTicker';
 import { SessionPanels } from './sessionPanels';
 
-export interface SessionsDeps extends Shared {
-  agentSessions: AgentSessionsProvider;
-  agentSessionsView: vscode.TreeView<AgentSessionsNode>;
-  sessionPanels: SessionPanels;
-  digests: DigestTicker;
+function parts({ context, host, traces, logger }: Shared) {
+  const agentSessions = new AgentSessionsProvider(traces);
+  const agentSessionsView = treeView(ViewIds.agentSessions, agentSessions);
+  return { agentSessions, agentSessionsView, sessionPanels: new SessionPanels(context.extensionUri, traces, logger), digests: new DigestTicker(context, host, traces, logger) };
 }
 
-/** The feature's commands: one line each. */
-export const COMMANDS: readonly CommandLine<SessionsDeps>[] = [
-  [CommandIds.refreshAgentSessions, refreshAgentSessions],
-  [CommandIds.searchAgentSessions, searchAgentSessions],
-  [CommandIds.openAgentSession, openAgentSession],
-  [CommandIds.openAgentSessionById, openAgentSessionById],
-  [CommandIds.openTranscriptForEntry, openTranscriptForEntry],
-  [CommandIds.showMoreSessions, showMoreSessions],
-  [CommandIds.digestSessions, digestSessions],
-];
+export type SessionsDeps = Shared & ReturnType<typeof parts>;
 
-export function activateSessions(shared: Shared, commands: readonly CommandLine<SessionsDeps>[] = COMMANDS): Feature<SessionsDeps> {
-  const agentSessions = new AgentSessionsProvider(shared.traces);
-  const agentSessionsView = treeView(ViewIds.agentSessions, agentSessions);
-  const watching = watchWhileVisible(agentSessionsView, shared.traces);
-  const sessionPanels = new SessionPanels(shared.context.extensionUri, shared.traces, shared.logger);
-  const digests = new DigestTicker(shared.context, shared.host, shared.traces, shared.logger);
-  const feature = new Feature({ ...shared, agentSessions, agentSessionsView, sessionPanels, digests }, commands, [
-    agentSessions,
-    agentSessionsView,
-    watching,
-    sessionPanels,
-    digests,
-  ]);
-  digests.start();
+/** The feature's commands, by their CommandIds name. */
+export const COMMANDS: CommandTable<SessionsDeps> = {
+  refreshAgentSessions,
+  searchAgentSessions,
+  openAgentSession,
+  openAgentSessionById,
+  openTranscriptForEntry,
+  showMoreSessions,
+  digestSessions,
+};
+
+export function activateSessions(shared: Shared, commands: readonly CommandLine<SessionsDeps>[] = commandLines(COMMANDS)): Feature<SessionsDeps> {
+  const made = parts(shared);
+  const feature = Feature.owning(shared, made, commands, [watchWhileVisible(made.agentSessionsView, shared.traces)]);
+  made.digests.start();
   return feature;
 }

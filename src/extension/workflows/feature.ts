@@ -1,9 +1,8 @@
 // Workflows: their tree, the workflow pages, the status bar item, review request notices and the
 // documents of files as they were when a task started.
 
-import type * as vscode from 'vscode';
-import { CommandIds, ViewIds } from '../commandIds';
-import { Feature, type CommandLine, type Shared } from '../feature';
+import { ViewIds } from '../commandIds';
+import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
 import { readSettings } from '../settings';
 import { refreshWorkflows } from './commands/refreshWorkflows';
 import { openWorkflow } from './commands/openWorkflow';
@@ -11,44 +10,25 @@ import { openFileChange } from './commands/openFileChange';
 import { copyTrackedTaskId } from './commands/copyTrackedTaskId';
 import { ReviewNotifier } from './reviewNotifier';
 import { registerSnapshotDocuments } from './snapshotDocuments';
-import type { WorkflowNode } from './workflowItems';
 import { WorkflowPanels } from './workflowPanels';
 import { WorkflowsProvider } from './workflowsProvider';
 import { treeView } from '../views/treeView';
 import { WorkflowStatus } from './workflowStatus';
 
-export interface WorkflowsDeps extends Shared {
-  workflows: WorkflowsProvider;
-  workflowsView: vscode.TreeView<WorkflowNode>;
-  workflowPanels: WorkflowPanels;
-  workflowStatus: WorkflowStatus;
-  reviews: ReviewNotifier;
+function parts({ context, host, logger }: Shared) {
+  const workflows = new WorkflowsProvider(host);
+  const workflowsView = treeView(ViewIds.workflows, workflows);
+  const reviews = new ReviewNotifier(host, logger, undefined, () => readSettings().toolsets.includes('workflow'));
+  return { workflows, workflowsView, workflowPanels: new WorkflowPanels(context.extensionUri, host, logger), workflowStatus: new WorkflowStatus(host), reviews };
 }
 
-/** The feature's commands: one line each. */
-export const COMMANDS: readonly CommandLine<WorkflowsDeps>[] = [
-  [CommandIds.refreshWorkflows, refreshWorkflows],
-  [CommandIds.openWorkflow, openWorkflow],
-  [CommandIds.openFileChange, openFileChange],
-  [CommandIds.copyTrackedTaskId, copyTrackedTaskId],
-];
+export type WorkflowsDeps = Shared & ReturnType<typeof parts>;
 
-export function activateWorkflows(shared: Shared, commands: readonly CommandLine<WorkflowsDeps>[] = COMMANDS): Feature<WorkflowsDeps> {
-  const workflows = new WorkflowsProvider(shared.host);
-  const workflowsView = treeView(ViewIds.workflows, workflows);
-  const workflowPanels = new WorkflowPanels(shared.context.extensionUri, shared.host, shared.logger);
-  const workflowStatus = new WorkflowStatus(shared.host);
-  const reviews = new ReviewNotifier(shared.host, shared.logger, undefined, () => readSettings().toolsets.includes('workflow'));
-  reviews.watchJournal(() => void workflowStatus.update());
-  const snapshots = registerSnapshotDocuments(shared.host, shared.logger);
-  const refreshed = workflows.onDidRefresh(() => void workflowStatus.update());
-  return new Feature({ ...shared, workflows, workflowsView, workflowPanels, workflowStatus, reviews }, commands, [
-    workflows,
-    workflowsView,
-    workflowPanels,
-    workflowStatus,
-    reviews,
-    snapshots,
-    refreshed,
-  ]);
+/** The feature's commands, by their CommandIds name. */
+export const COMMANDS: CommandTable<WorkflowsDeps> = { refreshWorkflows, openWorkflow, openFileChange, copyTrackedTaskId };
+
+export function activateWorkflows(shared: Shared, commands: readonly CommandLine<WorkflowsDeps>[] = commandLines(COMMANDS)): Feature<WorkflowsDeps> {
+  const made = parts(shared);
+  made.reviews.watchJournal(() => void made.workflowStatus.update());
+  return Feature.owning(shared, made, commands, [registerSnapshotDocuments(shared.host, shared.logger), made.workflows.onDidRefresh(() => void made.workflowStatus.update())]);
 }

@@ -43,27 +43,27 @@ describe('extension manifest', () => {
     for (const c of pkg.contributes.commands) assert.equal(c.category, 'Agent Progress', c.command);
   });
 
-  it("lists every contributed command on one line of one feature's command table", () => {
+  it("lists every contributed command by name in one feature's command table", () => {
     const problems = commandProblems({ ids: CommandIds, contributed: pkg.contributes.commands.map((c) => c.command), files: extensionSources(root) });
     assert.deepEqual(problems, []);
   });
 
-  it("would require a throwaway command's manifest entry, and take it with its id and one table line", () => {
-    // Adding a command: an id in CommandIds, a line in its feature's table, a manifest entry.
+  it("would require a throwaway command's manifest entry, and take it with its id and its name in one table", () => {
+    // Adding a command: an id in CommandIds, its name in its feature's table, a manifest entry.
     const files = extensionSources(root);
     const table = files.get('setup/feature.ts')!;
-    const withLine = table.replace(/\n\];\n/, '\n  [CommandIds.throwaway, throwaway],\n];\n');
+    const withLine = table.replace(/(COMMANDS: CommandTable<\w+> = \{)/, '$1 throwaway,');
     assert.notEqual(withLine, table, 'the setup feature has a command table');
     files.set('setup/feature.ts', withLine);
     const ids = { ...CommandIds, throwaway: 'agentProgress.throwaway' };
     const contributed = pkg.contributes.commands.map((c) => c.command);
     assert.deepEqual(commandProblems({ ids, contributed, files }), ['agentProgress.throwaway is not contributed in package.json']);
     assert.deepEqual(commandProblems({ ids, contributed: [...contributed, 'agentProgress.throwaway'], files }), []);
-    // An id without its table line, or on two, is refused too.
+    // An id missing from the tables, or in two, is refused too.
     files.set('setup/feature.ts', table);
-    assert.deepEqual(commandProblems({ ids, contributed: [...contributed, 'agentProgress.throwaway'], files }), ['CommandIds.throwaway is on 0 command table lines']);
-    files.set('queue/feature.ts', files.get('queue/feature.ts')!.replace(/\n\];\n/, '\n  [CommandIds.openTask, openTask],\n];\n'));
-    assert.match(commandProblems({ ids: CommandIds, contributed, files }).join('\n'), /CommandIds\.openTask is on 2 command table lines/);
+    assert.deepEqual(commandProblems({ ids, contributed: [...contributed, 'agentProgress.throwaway'], files }), ['CommandIds.throwaway is in 0 command tables']);
+    files.set('review/feature.ts', files.get('review/feature.ts')!.replace(/(COMMANDS: CommandTable<\w+> = \{)/, '$1 openTask,'));
+    assert.match(commandProblems({ ids: CommandIds, contributed, files }).join('\n'), /CommandIds\.openTask is in 2 command tables/);
   });
 
   it('references only contributed commands in menus', () => {

@@ -265,12 +265,7 @@ export class PgEngine {
    */
   async read<T>(fn: (tx: PgReadTx) => Promise<T>, options: { indexScans?: boolean } = {}): Promise<T> {
     this.assertOpen();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw toLedgerError(err, this.options.url);
-    }
+    const client = await this.connect();
     let broken = false;
     try {
       if (!options.indexScans) return await fn(txOf(client));
@@ -300,12 +295,7 @@ export class PgEngine {
   async write<T>(fn: (tx: PgWriteTx) => Promise<T>, options: { maintenance?: boolean } = {}): Promise<T> {
     this.assertOpen();
     for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (err) {
-        throw toLedgerError(err, this.options.url);
-      }
+      const client = await this.connect();
       let broken = false;
       try {
         await client.query('BEGIN');
@@ -338,6 +328,15 @@ export class PgEngine {
 
   private assertOpen(): void {
     if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed.');
+  }
+
+  /** A connection of the pool; a server that cannot be reached is a LedgerError saying so. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw toLedgerError(err, this.options.url);
+    }
   }
 
   async close(): Promise<void> {

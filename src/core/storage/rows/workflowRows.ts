@@ -38,24 +38,11 @@ export interface TaskRow {
   end_snapshot_id: string | null;
 }
 
-export interface SnapshotRow {
-  id: string;
-  task_id: string;
-  role: string;
-  type: string;
-  root: string | null;
-  workspace: string | null;
-  head: string | null;
-  branch: string | null;
-  tree: string | null;
-  ref: string | null;
-  manifest: string | null;
-  file_count: number | null;
-  digest: string | null;
-  created_at: string;
-  took_ms: number;
-  note: string | null;
-}
+/** A camelCase name as its snake_case column ('fileCount' → 'file_count'). */
+type Column<K extends string> = K extends `${infer H}${infer T}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${Column<T>}` : K;
+
+/** A snapshot's row: its fields under their column names (role and type as stored text). */
+export type SnapshotRow = { [K in keyof Snapshot as Column<K>]: K extends 'role' | 'type' ? string : Snapshot[K] };
 
 export interface FileRow {
   task_id: string;

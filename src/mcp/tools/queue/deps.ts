@@ -1,7 +1,7 @@
-// What the queue tools need, passed in explicitly: the service, opened on first use.
+// What the queue tools are written with: serviceTool over the queue service (opened on first use;
+// a call carries the connection's session).
 
 import type { QueueService } from '../../../core/queue/queueService';
+import { serviceTool } from '../../serviceTool';
 
-export interface QueueToolDeps {
-  queue: () => Promise<QueueService>;
-}
+export const queueTool = serviceTool<QueueService>;

@@ -1,21 +1,14 @@
 // extend_lease: Add minutes to the lease of the task you hold, before it runs out (an expired task goes back to the queue) (TaskDriver specification, README "Tools").
 
 import { extendLeaseInput, completeOutput } from '../../../core/queue/schemas';
-import { APPENDS, type ToolDefinition } from '../../toolRegistry';
+import { APPENDS } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
-import type { QueueToolDeps } from './deps';
+import { queueTool } from './deps';
 
-export function registerExtendLease(deps: QueueToolDeps): ToolDefinition {
-  return {
-    name: 'extend_lease',
-    title: 'Extend lease',
-    description: "Add minutes to your task's lease before it expires.",
-    input: extendLeaseInput,
-    output: completeOutput,
-    annotations: APPENDS,
-    async handler(args, ctx) {
-      const task = await (await deps.queue()).extendLease(args, ctx.session);
-      return toolSuccess(`Lease on task ${task.id} extended to ${task.leaseExpiresAt}.`, { task });
-    },
-  };
-}
+export const extendLease = queueTool('extend_lease', APPENDS, extendLeaseInput, completeOutput, {
+  description: "Add minutes to your task's lease before it expires.",
+  async run(queue, args, { session }) {
+    const task = await queue.extendLease(args, session);
+    return toolSuccess(`Lease on task ${task.id} extended to ${task.leaseExpiresAt}.`, { task });
+  },
+});

@@ -1,22 +1,15 @@
 // get_project: A project's details, settings and task counts (TaskDriver specification, README "Tools").
 
 import { projectScopeInput, projectResult } from '../../../core/queue/schemas';
-import { READ_ONLY, type ToolDefinition } from '../../toolRegistry';
+import { READ_ONLY } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
-import type { QueueToolDeps } from './deps';
+import { queueTool } from './deps';
 import { projectLine } from './format';
 
-export function registerGetProject(deps: QueueToolDeps): ToolDefinition {
-  return {
-    name: 'get_project',
-    title: 'Get project',
-    description: "A project's settings and task counts.",
-    input: projectScopeInput,
-    output: projectResult,
-    annotations: READ_ONLY,
-    async handler(args, ctx) {
-      const project = await (await deps.queue()).getProject(args, ctx.session);
-      return toolSuccess(projectLine(project), { project });
-    },
-  };
-}
+export const getProject = queueTool('get_project', READ_ONLY, projectScopeInput, projectResult, {
+  description: "A project's settings and task counts.",
+  async run(queue, args, { session }) {
+    const project = await queue.getProject(args, session);
+    return toolSuccess(projectLine(project), { project });
+  },
+});

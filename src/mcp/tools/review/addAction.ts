@@ -2,26 +2,19 @@
 // approve; nothing is posted anywhere by this tool.
 
 import { addActionInput, addActionOutput } from '../../../core/review/schemas';
-import { APPENDS, type ToolDefinition } from '../../toolRegistry';
+import { APPENDS } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
-import type { ReviewToolDeps } from './deps';
+import { reviewTool } from './deps';
 
-export function registerAddAction(deps: ReviewToolDeps): ToolDefinition {
-  return {
-    name: 'add_action',
-    title: 'Queue review action',
-    description:
-      'Queue an action on the review for a person to approve, edit or dismiss in VS Code: post_comment, open_thread (file + line; the thread appears at once on that line), ' +
-      'reply_thread or resolve_thread (thread_id from get_threads). Nothing is posted by this call; approved actions are exported for CI to carry out. ' +
-      "get_workflow shows each action's decision.",
-    input: addActionInput,
-    output: addActionOutput,
-    annotations: APPENDS,
-    async handler(args) {
-      const out = await (await deps.review()).addAction(args);
-      const a = out.action;
-      const where = a.target.file ? ` on ${a.target.file}${a.target.line ? `:${a.target.line}` : ''}` : a.thread_id ? ` on thread ${a.thread_id}` : '';
-      return toolSuccess(`Queued ${a.kind} ${a.action_id}${where}${a.kind === 'open_thread' ? ` (thread ${a.thread_id})` : ''}; it waits for a person's approval.`, out);
-    },
-  };
-}
+export const addAction = reviewTool('addAction', APPENDS, addActionInput, addActionOutput, {
+  title: 'Queue review action',
+  description:
+    'Queue an action on the review for a person to approve, edit or dismiss in VS Code: post_comment, open_thread (file + line; the thread appears at once on that line), ' +
+    'reply_thread or resolve_thread (thread_id from get_threads). Nothing is posted by this call; approved actions are exported for CI to carry out. ' +
+    "get_workflow shows each action's decision.",
+  answer(out) {
+    const a = out.action;
+    const where = a.target.file ? ` on ${a.target.file}${a.target.line ? `:${a.target.line}` : ''}` : a.thread_id ? ` on thread ${a.thread_id}` : '';
+    return toolSuccess(`Queued ${a.kind} ${a.action_id}${where}${a.kind === 'open_thread' ? ` (thread ${a.thread_id})` : ''}; it waits for a person's approval.`, out);
+  },
+});

@@ -1,7 +1,7 @@
-// What the review tools need, passed in explicitly: the service, opened on first use.
+// What the review tools are written with: each is the ReviewService method of its name
+// (methodTools), opened on first use.
 
 import type { ReviewService } from '../../../core/review/reviewService';
+import { methodTools } from '../../serviceTool';
 
-export interface ReviewToolDeps {
-  review: () => Promise<ReviewService>;
-}
+export const reviewTool = methodTools<ReviewService>();

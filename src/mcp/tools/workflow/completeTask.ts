@@ -3,9 +3,9 @@
 
 import { completeTaskInput, completeTaskOutput } from '../../../core/workflow/schemas';
 import type { CompletedTask } from '../../../core/workflow/workflowService';
-import { APPENDS, type ToolDefinition } from '../../toolRegistry';
+import { APPENDS } from '../../toolRegistry';
 import { toolSuccess } from '../../toolResult';
-import type { WorkflowToolDeps } from './deps';
+import { workflowTool } from './deps';
 
 function duration(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
@@ -36,28 +36,20 @@ function summary(out: CompletedTask): string {
   return lines.join('\n');
 }
 
-export function registerCompleteTask(deps: WorkflowToolDeps): ToolDefinition {
-  return {
-    name: 'complete_task',
-    title: 'Complete task',
-    description:
-      'Finish a task started with start_task: its status (success, partial_success, failed), an outcome (summary, achievements, limitations, whether a person must review) and optional metadata. ' +
-      'Computes the files the task changed since its snapshot (committed, uncommitted and new files; renames; deletions) and checks them against the declared areas (scope_match null when it could not: no areas, or no snapshot). ' +
-      'Complete subtasks before their parent. Returns the duration, files_changed and a verification with warnings.',
-    input: completeTaskInput,
-    output: completeTaskOutput,
-    annotations: APPENDS,
-    async handler(args) {
-      const out = await (await deps.workflow()).completeTask(args);
-      const structured = {
-        task_id: out.task_id,
-        status: out.status,
-        duration_seconds: out.duration_seconds,
-        files_changed: out.files_changed,
-        verification: out.verification,
-        commits: out.commits,
-      };
-      return toolSuccess(summary(out), structured);
-    },
-  };
-}
+export const completeTask = workflowTool('completeTask', APPENDS, completeTaskInput, completeTaskOutput, {
+  description:
+    'Finish a task started with start_task: its status (success, partial_success, failed), an outcome (summary, achievements, limitations, whether a person must review) and optional metadata. ' +
+    'Computes the files the task changed since its snapshot (committed, uncommitted and new files; renames; deletions) and checks them against the declared areas (scope_match null when it could not: no areas, or no snapshot). ' +
+    'Complete subtasks before their parent. Returns the duration, files_changed and a verification with warnings.',
+  answer(out) {
+    const structured = {
+      task_id: out.task_id,
+      status: out.status,
+      duration_seconds: out.duration_seconds,
+      files_changed: out.files_changed,
+      verification: out.verification,
+      commits: out.commits,
+    };
+    return toolSuccess(summary(out), structured);
+  },
+});

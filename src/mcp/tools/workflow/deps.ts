@@ -1,7 +1,7 @@
-// What the workflow tools need, passed in explicitly: the service, opened on first use.
+// What the workflow tools are written with: each is the WorkflowService method of its name
+// (methodTools), opened on first use.
 
 import type { WorkflowService } from '../../../core/workflow/workflowService';
+import { methodTools } from '../../serviceTool';
 
-export interface WorkflowToolDeps {
-  workflow: () => Promise<WorkflowService>;
-}
+export const workflowTool = methodTools<WorkflowService>();
