@@ -202,9 +202,25 @@ describe('the ledger host (real processes)', function () {
       killed.push(owner.pid);
     }
     const before = total();
-    await waitFor(() => total() >= before + 30, 'writes after the last kill', 30_000);
+    await waitFor(() => total() >= before + 30, 'writes after the last kill', 30_000).catch((err: Error) => {
+      const log = fs.existsSync(hostPaths(db).log) ? fs.readFileSync(hostPaths(db).log, 'utf8') : '(no host log)';
+      throw new Error(
+        `${err.message} (${total() - before} since; pid file ${JSON.stringify(pidFile(db))}, killed ${killed.join(', ')}, hosts ${JSON.stringify(hostProcesses(db))})\n${writers.map((w) => w.stderr()).join('')}\n${log.slice(-4000)}`,
+      );
+    });
     for (const w of writers) w.child.stdin!.end();
-    const codes = await Promise.all(writers.map((w) => w.exited));
+    // A writer whose call never returns would hang here without a word: name it instead.
+    const codes = await waitFor(
+      () => (writers.every((w) => w.child.exitCode !== null) ? writers.map((w) => w.child.exitCode) : undefined),
+      'every writer exits once its stdin closes',
+      30_000,
+    ).catch((err: Error) => {
+      const stuck = writers.flatMap((w, i) => (w.child.exitCode === null ? [`writer w${i}: ${w.acks.size} acks; ${w.stderr()}`] : []));
+      const log = fs.existsSync(hostPaths(db).log) ? fs.readFileSync(hostPaths(db).log, 'utf8') : '(no host log)';
+      throw new Error(
+        `${err.message}: ${stuck.join('\n')} (pid file ${JSON.stringify(pidFile(db))}, killed ${killed.join(', ')}, hosts ${JSON.stringify(hostProcesses(db))})\n${log.slice(-4000)}`,
+      );
+    });
     assert.deepEqual(codes, Array(10).fill(0), writers.map((w) => w.stderr()).join('\n'));
     const latencies = writers.flatMap((w) => [...w.acks.values()]).sort((a, b) => a - b);
     const slowest = latencies[latencies.length - 1]!;

@@ -120,6 +120,11 @@ export class HostConnection {
       });
       const connection = socketConnection(socket);
       connection.onError(() => undefined);
+      // vscode-jsonrpc rejects pending requests on dispose, not on close: a host killed during the
+      // handshake (after it accepted us) left the hello pending forever, and its client's call with it.
+      const dropped = (): void => connection.dispose();
+      connection.onClose(dropped);
+      socket.once('close', dropped);
       connection.listen();
       let token: string;
       try {
