@@ -157,6 +157,26 @@ describe('Agent Progress in VS Code', function () {
     }
   });
 
+  it('reads the views through the machine ledger host, this window holding no copy of the ledger', async () => {
+    await api.deps.host.progress();
+    const line = await api.deps.host.hostLine();
+    const pid = Number(/^Ledger host: pid (\d+), version [^,]+, (\d+) clients?, /.exec(line)?.[1]);
+    assert.ok(pid > 0, line);
+    assert.notEqual(pid, process.pid, 'the host is its own process, not the extension host');
+    assert.doesNotThrow(() => process.kill(pid, 0), `the host ${pid} is alive`);
+    // The direct engine (sql.js and its WebAssembly) was never loaded into this window.
+    const dist = path.join(extension.extensionPath, 'dist');
+    const loaded = Object.keys(require.cache).filter((file) => file.startsWith(dist));
+    assert.ok(
+      loaded.some((file) => file.endsWith('core.js')),
+      `core is loaded from ${dist}: ${loaded.join(', ')}`,
+    );
+    assert.deepEqual(
+      loaded.filter((file) => /vendor-(sqljs|pg)\.js$/.test(file)),
+      [],
+    );
+  });
+
   it('filters the view by tag and clears the filter', async () => {
     await vscode.commands.executeCommand(CommandIds.filterByTag, 'seed');
     assert.equal(api.deps.progressLogView.description, '#seed');
