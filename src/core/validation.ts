@@ -2,7 +2,7 @@
 // messages ("title exceeds maximum length of 100 characters"). Lengths count code points, as the
 // JSON Schema maxLength advertised to models does.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidArgument } from './errors';
 import { codePointLength, truncateText, unstorableReason } from './text';
 

@@ -4,7 +4,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../core/log';
 import { TOOLSET_NAMES, type PromptDescriptor, type ToolsetCatalog, type ToolsetContext, type ToolsetName } from './toolset';
 

@@ -5,7 +5,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../core/log';
 import type { SummaryProvider } from '../core/progress/summariser';
 import type { QueueSession } from '../core/queue/queueService';

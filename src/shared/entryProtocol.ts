@@ -1,7 +1,7 @@
 // Messages between the entry webview and the extension host. Types both ways; the host parses what
 // the webview sends with the zod schema (the webview imports the types only).
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface EntryView {
   id: string;

@@ -2,7 +2,7 @@
 // parses what the webview sends with the zod schema (the webview imports the types only).
 // Everything in a SessionPage was redacted by core before it got here.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LedgerActivity, SessionStep, SessionToolCall, SessionTurn } from '../core/traces/types';
 
 export type { SessionStep, SessionToolCall, SessionTurn };

@@ -1,7 +1,7 @@
 // Messages between the task webview and the extension host. Types both ways; the host parses what
 // the webview sends with the zod schema (the webview imports the types only).
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TaskAttempt, TaskWithHistory } from '../core/queue/types';
 
 /** An attempt as the page shows it: core's own, sent as it is. */

@@ -2,7 +2,7 @@
 // tasks with their files changed, progress, timeline). Types both ways; the host parses what the
 // webview sends with the zod schema (the webview imports the types only).
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type TaskState = 'in_progress' | 'success' | 'partial_success' | 'failed';
 

@@ -1,7 +1,7 @@
 // Inputs and outputs of the progress toolset (Agent Progress Tracker specification, README "Tools"), with the specification's limits
 // and messages. The descriptions are written for the model: they are product copy.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { boundedInt, flag, isoDate, labelList, optionalText, requiredText } from '../validation';
 
 export const LIMITS = {

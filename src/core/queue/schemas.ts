@@ -2,7 +2,7 @@
 // specification's service signatures have them. Descriptions are for the model: short, because every
 // toolset's tools/list must stay small.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { boundedInt, boundedNumber, flag, oneOf, optionalText, requiredText, stringMap } from '../validation';
 import { VARIABLE_NAME } from './rules';
 import { TASK_STATUSES } from './types';

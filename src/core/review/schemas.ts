@@ -2,7 +2,7 @@
 // start_agent, complete_agent, add_action, get_threads. Field names snake_case; descriptions are
 // written for the model (product copy).
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { boundedInt, flag, oneOf, optionalText, requiredOneOf, requiredText } from '../validation';
 import { ACTION_KINDS } from './types';
 

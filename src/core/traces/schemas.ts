@@ -1,7 +1,7 @@
 // Inputs and outputs of the traces toolset (AgTrace specification, README "Tools"): the specification's names (snake_case), defaults
 // and limits. The descriptions are written for the model: they are product copy.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { boundedInt, flag, isoDate, optionalText, requiredText } from '../validation';
 import { EVENT_TYPES, PROVIDERS } from './types';
 

@@ -1,7 +1,7 @@
 // Reading a ledger document from a file: validated against the collections' fields with zod,
 // every problem named with its place. The format itself is in collections.ts.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { LedgerError } from '../errors';
 import {
   COLLECTION_NAMES,

@@ -2,7 +2,7 @@
 // checked strictly and its field names kept (snake_case). The descriptions are written for the
 // model: they are product copy.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { codePointLength, unstorableReason } from '../text';
 import { flag, labelList, optionalText, requiredOneOf, requiredText, textList } from '../validation';
 import { DECISION_CATEGORIES, ISSUE_TYPES, TASK_OUTCOMES, TESTS_STATUSES } from './types';
