@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinition } from '../../../src/mcp/toolRegistry';
 import { toolSuccess } from '../../../src/mcp/toolResult';
 import { toolsTable } from '../../../src/mcp/toolsTable';
