@@ -188,12 +188,13 @@ async function startHost(options: ReachOptions): Promise<void> {
     // VS Code's extension host runs on Electron: make it a plain Node.
     env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   });
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  child.once('error', () => (exited = true));
+  const spawnedAt = Date.now();
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit ??= code !== null ? `code ${code}` : `signal ${signal}`));
+  child.once('error', (err) => (exit ??= (err as NodeJS.ErrnoException).code ?? err.message));
   child.unref();
   const until = Math.min(options.deadline, Date.now() + 8_000);
-  while (!exited && Date.now() < until) {
+  while (exit === undefined && Date.now() < until) {
     const owner = readOwnerFile(paths.pid);
     if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
       try {
@@ -204,5 +205,36 @@ async function startHost(options: ReachOptions): Promise<void> {
       }
     }
     await sleep(10);
+  }
+  if (exit === undefined) return;
+  // It left without serving. Lost to another host (or a standby taking over): wait for that one.
+  // Else it cannot serve this ledger, and a host started again would leave the same way: say why
+  // now (the client opens the ledger directly) instead of starting hosts until the deadline.
+  const owner = readOwnerFile(paths.pid);
+  if ((owner && processAlive(owner.pid)) || newerBuildComing(paths) || standbyAlive(paths)) return;
+  const reason = lastLogLine(paths.log, spawnedAt);
+  throw new LedgerError('unavailable', `The ledger host for ${paths.ledger} exited at start (${exit})${reason ? `: ${reason}` : ''}`, {
+    details: { reason: 'exited' },
+  });
+}
+
+/** Why the host that just left failed: the last line of the host log, when it says so and was written since `since`. */
+function lastLogLine(log: string, since: number): string | undefined {
+  try {
+    const st = fs.statSync(log);
+    if (st.mtimeMs < since - 1_000) return undefined;
+    const fd = fs.openSync(log, 'r');
+    try {
+      const length = Math.min(st.size, 4096);
+      const buffer = Buffer.alloc(length);
+      fs.readSync(fd, buffer, 0, length, st.size - length);
+      const line = buffer.toString('utf8').trimEnd().split('\n').pop() ?? '';
+      const failed = /^\S+ \[error\] Ledger host failed: (.+)$/.exec(line);
+      return failed?.[1];
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
   }
 }
