@@ -391,6 +391,22 @@ describe('the ledger host (real processes)', function () {
     assert.match(listed.stdout, /"direct"/);
   });
 
+  it('runs the host and its standby lean (src/core/leanNode.ts): small young generation, idle collection, a fixed malloc mmap threshold', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000' };
+    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'lean', '--content', 'x'], db, env)).status, 0);
+    const host = (await status(db, CLI, env)).pid!;
+    const standby = await waitFor(() => standbyFile(db), 'the standby', 10_000);
+    for (const pid of [host, standby]) {
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.deepEqual(args.slice(1, 3), ['--max-semi-space-size=1', '--expose-gc'], args.join(' '));
+      assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), `${pid} runs without the malloc setting`);
+    }
+    assert.equal((await cli(CLI, ['host', 'stop'], db, env)).status, 0);
+    await waitFor(() => hostProcesses(db).length === 0, 'the host and its standby to leave', 10_000);
+  });
+
   it('host status and stop in the CLI; AGENT_PROGRESS_LEDGER_HOST=off opens the file directly and says so once', async () => {
     const db = path.join(tempDir('ap-host-'), 'data.db');
     assert.deepEqual(await status(db), { running: false, ledger: hostPaths(db).ledger });

@@ -11,6 +11,7 @@ import { LedgerError } from '../errors';
 import { ensureOwnPrivateDir, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame } from './ownerFile';
 import { BUILD, compareBuilds } from './protocol';
+import { LEAN_NODE_ARGS, withLeanEnv } from '../leanNode';
 import { VERSION } from '../version';
 
 export interface HostCommand {
@@ -29,21 +30,15 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * V8's young generation for the host and its standby: 1 MB semi-spaces instead of growing to
- * 16 MB. The host's JavaScript heap holds little that lives (the ledger is in sql.js's memory) but
- * its write traffic grew the heap to 42 MB for 8 MB in use; with this it stays near 13 MB
- * (bench/host.mjs: 156 to 115 MB of RSS at 10k entries), at the cost of more, shorter scavenges.
- */
-export const HOST_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
-
 /** How to run the host: dist/ledgerHost.js beside this bundle, or the TypeScript entry from source (tests). */
 export function defaultHostCommand(): HostCommand {
   if (__filename.endsWith('.ts')) {
     const tsx = path.resolve(__dirname, '../../../node_modules/tsx/dist/cjs/index.cjs');
-    return { command: process.execPath, args: [...HOST_V8_FLAGS, '--require', tsx, path.join(__dirname, 'main.ts')] };
+    return { command: process.execPath, args: [...LEAN_NODE_ARGS, '--expose-gc', '--require', tsx, path.join(__dirname, 'main.ts')] };
   }
-  return { command: process.execPath, args: [...HOST_V8_FLAGS, path.join(__dirname, 'ledgerHost.js')] };
+  // The host and its standby run lean (leanNode.ts): its JavaScript heap holds little that lives,
+  // the ledger being in sql.js's memory; it collects its garbage when idle (server.ts collectWhenIdle).
+  return { command: process.execPath, args: [...LEAN_NODE_ARGS, '--expose-gc', path.join(__dirname, 'ledgerHost.js')] };
 }
 
 export function connectSocket(socketPath: string, timeoutMs = 2_000): Promise<net.Socket> {
@@ -186,7 +181,7 @@ async function startHost(options: ReachOptions): Promise<void> {
     windowsHide: true,
     cwd: path.dirname(paths.ledger),
     // VS Code's extension host runs on Electron: make it a plain Node.
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    env: withLeanEnv({ ...process.env, ELECTRON_RUN_AS_NODE: '1' }),
   });
   const spawnedAt = Date.now();
   let exit: string | undefined;
