@@ -4,7 +4,11 @@
 // search` wall time, and log_progress p50 through the host against a no-op SDK server. The host's
 // standby (a second host process waiting to take over) is counted in the total and shown apart.
 // With --before DIR (a dist/ built from another commit) the same figures are taken for that build
-// first, in the same run, and shown beside this build's. Prints a Markdown table; asserts nothing.
+// first, in the same run, and shown beside this build's. Servers run as the extension starts them
+// (the build's LEAN_NODE_ARGS and LEAN_NODE_ENV, src/core/leanNode.ts, when it has them). Memory is
+// RSS, the goal's figure, and PSS beside it: RSS counts the pages of the node binary shared by
+// every process again in each, PSS divides them among the processes that share them (on a busy
+// machine, other node processes too). Prints a Markdown table; asserts nothing.
 // Usage: node bench/host.mjs [--entries N] [--calls N] [--before DIR] (needs dist/).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,14 +33,19 @@ const CALLS = arg('--calls', 200);
 const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, addSecret() {}, once() {} };
 
-function rssOf(pid) {
+/** RSS and PSS of a process, in bytes (0 when it is gone). */
+function memOf(pid) {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0) * 1024;
+    return { rss: kb('Rss'), pss: kb('Pss') };
   } catch {
-    return 0;
+    return { rss: 0, pss: 0 };
   }
 }
+
+const sum = (mems) => mems.reduce((a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss }), { rss: 0, pss: 0 });
+const mem = (m) => `${mb(m.rss)} (PSS ${mb(m.pss)})`;
 
 function env(db, extra = {}) {
   const out = {};
@@ -64,7 +73,8 @@ function pidIn(file) {
 
 /** The figures for the build in `dist` (its server, CLI, core and host), as [figure, measured, goal] rows. */
 async function measure(dist) {
-  const { Services } = require(path.join(dist, 'core.js'));
+  const { Services, LEAN_NODE_ARGS = [], LEAN_NODE_ENV = {} } = require(path.join(dist, 'core.js'));
+  const server = (toolset) => [process.execPath, [...LEAN_NODE_ARGS, path.join(dist, 'server.js'), '--toolset', toolset], env(db, LEAN_NODE_ENV)];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-host-'));
   const db = path.join(dir, 'data.db');
   const rows = [];
@@ -108,7 +118,7 @@ async function measure(dist) {
       traces: ['list_sessions', { limit: 1 }],
     };
     for (const toolset of Object.keys(touch)) {
-      const s = await connect(process.execPath, [path.join(dist, 'server.js'), '--toolset', toolset], env(db));
+      const s = await connect(...server(toolset));
       const [name, args] = touch[toolset];
       await s.client.callTool({ name, arguments: args }).catch(() => undefined);
       servers.push({ toolset, ...s });
@@ -117,23 +127,24 @@ async function measure(dist) {
     // The host starts its standby once it serves: wait (up to 10 s) for it to be up.
     let standbyPid;
     for (let waited = 0; waited < 10_000 && !(standbyPid = pidIn(`${db}.host/standby.pid`)); waited += 100) await new Promise((r) => setTimeout(r, 100));
-    const serverRss = servers.map((s) => rssOf(s.pid));
-    const hostRss = rssOf(hostPid);
-    const standbyRss = standbyPid ? rssOf(standbyPid) : 0;
+    const serverMem = servers.map((s) => memOf(s.pid));
+    const hostMem = memOf(hostPid);
+    const standbyMem = standbyPid ? memOf(standbyPid) : { rss: 0, pss: 0 };
+    const hostShare = (m) => `${mem(m)} = ${(m.rss / (2 * ledgerBytes + 70 * 1048576)).toFixed(2)} of 2x ledger + 70 MB`;
     rows.push([
       `five toolset servers + the host + its standby, each server having touched a ${ENTRIES}-entry ledger`,
-      `${mb(serverRss.reduce((a, b) => a + b, 0) + hostRss + standbyRss)} (servers ${serverRss.map(mb).join(', ')})`,
+      `${mem(sum([...serverMem, hostMem, standbyMem]))}; servers ${serverMem.map((m) => mb(m.rss)).join(', ')}`,
       '≤ 500 MB',
     ]);
-    rows.push(['one toolset server (progress, after search_logs)', mb(serverRss[0]), '≤ 80 MB']);
-    rows.push([`the host (ledger ${mb(ledgerBytes)})`, `${mb(hostRss)} = ${(hostRss / (2 * ledgerBytes + 70 * 1048576)).toFixed(2)} of 2x ledger + 70 MB`, '≤ 2x ledger + 70 MB']);
-    rows.push(['the standby (waiting to take over)', standbyPid ? mb(standbyRss) : 'none', 'small until it takes over']);
+    rows.push(['one toolset server (progress, after search_logs)', mem(serverMem[0]), '≤ 80 MB']);
+    rows.push([`the host (ledger ${mb(ledgerBytes)})`, hostShare(hostMem), '≤ 2x ledger + 70 MB']);
+    rows.push(['the standby (waiting to take over)', standbyPid ? mem(standbyMem) : 'none', 'small until it takes over']);
 
     // log_progress p50 through the host vs a no-op SDK server.
     const progress = servers[0];
     const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
     await noop.client.callTool({ name: 'noop', arguments: {} });
-    rows.push(["the SDK's own no-op server", mb(rssOf(noop.pid)), 'one server within 15 MB of it']);
+    rows.push(["the SDK's own no-op server", mem(memOf(noop.pid)), 'one server within 15 MB of it']);
     const times = { log: [], noop: [] };
     for (let i = 0; i < CALLS; i++) {
       let t = performance.now();
@@ -149,12 +160,17 @@ async function measure(dist) {
       '≤ 3x',
     ]);
     await noop.client.close();
+    rows.push([`the host right after those ${CALLS} writes`, hostShare(memOf(hostPid)), '≤ 2x ledger + 70 MB']);
+    // Idle: past the engine's fresh snapshot (1 s after the last write) and the host's idle collection (2 s).
+    await new Promise((r) => setTimeout(r, 3_000));
+    rows.push([`the host 3 s after those writes (idle)`, hostShare(memOf(hostPid)), '≤ 2x ledger + 70 MB']);
+    rows.push([`one toolset server after those ${CALLS} writes`, mem(memOf(progress.pid)), '≤ 80 MB']);
 
     // Spawn to first answer of a new server, warm host.
     const spawnTimes = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
-      const s = await connect(process.execPath, [path.join(dist, 'server.js'), '--toolset', 'progress'], env(db));
+      const s = await connect(...server('progress'));
       await s.client.callTool({ name: 'search_logs', arguments: { projectId: 'bench', limit: 1 } });
       spawnTimes.push(performance.now() - started);
       await s.client.close();

@@ -17,3 +17,4 @@ export { isTraceError } from '../core/traces/errors';
 export { sessionToHost } from '../shared/sessionProtocol';
 export { statusDocument } from '../core/review/reviewService';
 export { recoveryLines, recoverySummary } from '../core/storage/recoveryText';
+export { LEAN_NODE_ARGS, LEAN_NODE_ENV } from '../core/leanNode';

@@ -379,6 +379,50 @@ describe('the ledger host (real processes)', function () {
     await waitFor(() => hostProcesses(db).length === 0, 'the host and its standby to leave', 10_000);
   });
 
+  it('a host that exits at start (its runtime socket folder is not a folder of this user): the client says why and opens the ledger directly at once, not after the 15 s reach timeout', async () => {
+    // The long path puts the socket in the runtime folder; there a symlink stands where the host's
+    // private folder should be, which the host refuses (exit 1) while a client's connect through
+    // the link only finds no socket: before, the client started host after host for 15 s.
+    const deep = path.join(tempDir('ap-host-'), 'workspaceStorage', 'e'.repeat(32), 'agent-progress.agent-progress');
+    fs.mkdirSync(deep, { recursive: true });
+    const db = path.join(deep, 'data.db');
+    const runtime = tempDir('ap-runtime-');
+    const elsewhere = tempDir('ap-elsewhere-');
+    const uid = process.getuid?.() ?? 0;
+    fs.symlinkSync(elsewhere, path.join(runtime, `agent-progress-${uid}`));
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000', XDG_RUNTIME_DIR: runtime };
+    const started = Date.now();
+    const logged = await cli(CLI, ['log', '--project', 'p', '--title', 'direct', '--content', 'x'], db, env);
+    const ms = Date.now() - started;
+    assert.equal(logged.status, 0, logged.stderr);
+    assert.match(
+      logged.stderr,
+      /^Agent Progress: opening the ledger directly \(the ledger host cannot be used: The ledger host for .* exited at start \(code 1\): .*agent-progress-\d+ is not a folder of this user; remove it so that the ledger host can use it\.\)\n$/,
+    );
+    // Far below the 15 s a client waits for a host that is merely slow to answer.
+    assert.ok(ms < 10_000, `${ms} ms`);
+    assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing listens through the link');
+    assert.equal(hostProcesses(db).length, 0);
+    const listed = await cli(CLI, ['search', '--project', 'p', '--json'], db, { AGENT_PROGRESS_LEDGER_HOST: 'off' });
+    assert.match(listed.stdout, /"direct"/);
+  });
+
+  it('runs the host and its standby lean (src/core/leanNode.ts): small young generation, idle collection, a fixed malloc mmap threshold', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000' };
+    assert.equal((await cli(CLI, ['log', '--project', 'p', '--title', 'lean', '--content', 'x'], db, env)).status, 0);
+    const host = (await status(db, CLI, env)).pid!;
+    const standby = await waitFor(() => standbyFile(db), 'the standby', 10_000);
+    for (const pid of [host, standby]) {
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.deepEqual(args.slice(1, 3), ['--max-semi-space-size=1', '--expose-gc'], args.join(' '));
+      assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), `${pid} runs without the malloc setting`);
+    }
+    assert.equal((await cli(CLI, ['host', 'stop'], db, env)).status, 0);
+    await waitFor(() => hostProcesses(db).length === 0, 'the host and its standby to leave', 10_000);
+  });
+
   it('host status and stop in the CLI; AGENT_PROGRESS_LEDGER_HOST=off opens the file directly and says so once', async () => {
     const db = path.join(tempDir('ap-host-'), 'data.db');
     assert.deepEqual(await status(db), { running: false, ledger: hostPaths(db).ledger });

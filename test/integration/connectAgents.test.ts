@@ -74,7 +74,11 @@ describe('Connect Other Agents in VS Code', function () {
     };
     assert.deepEqual(Object.keys(claude.mcpServers), ['github', 'agent-progress', 'agent-progress-workflow']);
     assert.equal(claude.mcpServers['agent-progress']!.env.AGENT_PROGRESS_DB_PATH, api.ledgerPath, 'the ledger the sidebar shows');
-    assert.equal(claude.mcpServers['agent-progress']!.args[0], path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'server.js'));
+    // Node options (src/core/leanNode.ts), then the script.
+    assert.equal(
+      claude.mcpServers['agent-progress']!.args.find((a) => !a.startsWith('-')),
+      path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'server.js'),
+    );
     assert.match(
       fs.readFileSync(path.join(workspace, '.codex', 'config.toml'), 'utf8'),
       /^# team defaults\nmodel = "o3"\n\n\[mcp_servers\.docs\]\ncommand = "docs-mcp"\n\n\[mcp_servers\.agent-progress\]\n/,

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { createLogger } from '../log';
 import { folderIdentity } from '../storage/files';
 import { ensureOwnPrivateDir, hostPaths } from './paths';
-import { DEFAULT_IDLE_MS, runHost } from './server';
+import { DEFAULT_IDLE_MS, runHost, type HostOutcome } from './server';
 import { runStandby } from './standby';
 import { defaultHostCommand } from './start';
 
@@ -52,21 +52,28 @@ async function main(): Promise<void> {
   // A standby (started by the host) waits for the host to die, and serves only then.
   const standby = process.argv.includes('--standby') ? await runStandby(file, folder, logger) : undefined;
   if (process.argv.includes('--standby') && !standby) process.exit(0);
-  const outcome = await runHost({
-    file,
-    folder,
-    idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
-    logger,
-    ...(standby ? { standby: standby.owner } : {}),
-    ...(standby?.ledger ? { ledger: standby.ledger } : {}),
-    // A host run from source (the unit tests, through tsx) starts none: each would compile the
-    // sources again beside every test's host. The built host does.
-    ...(__filename.endsWith('.ts') ? {} : { standbyCommand: defaultHostCommand() }),
-    onSignal: (retire) => {
-      process.on('SIGTERM', retire);
-      process.on('SIGINT', retire);
-    },
-  });
+  let outcome: HostOutcome;
+  try {
+    outcome = await runHost({
+      file,
+      folder,
+      idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
+      logger,
+      ...(standby ? { standby: standby.owner } : {}),
+      ...(standby?.ledger ? { ledger: standby.ledger } : {}),
+      // A host run from source (the unit tests, through tsx) starts none: each would compile the
+      // sources again beside every test's host. The built host does.
+      ...(__filename.endsWith('.ts') ? {} : { standbyCommand: defaultHostCommand() }),
+      onSignal: (retire) => {
+        process.on('SIGTERM', retire);
+        process.on('SIGINT', retire);
+      },
+    });
+  } catch (err) {
+    // Said in the log, whose last line the client that started this host reports (start.ts).
+    logger.error(`Ledger host failed: ${(err as Error).message}`);
+    process.exit(1);
+  }
   if (outcome === 'another-host') logger.info(`Another ledger host already serves ${paths.ledger}; pid ${process.pid} leaves`);
   process.exit(0);
 }

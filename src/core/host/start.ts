@@ -11,6 +11,7 @@ import { LedgerError } from '../errors';
 import { ensureOwnPrivateDir, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame } from './ownerFile';
 import { BUILD, compareBuilds } from './protocol';
+import { LEAN_NODE_ARGS, withLeanEnv } from '../leanNode';
 import { VERSION } from '../version';
 
 export interface HostCommand {
@@ -29,21 +30,15 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * V8's young generation for the host and its standby: 1 MB semi-spaces instead of growing to
- * 16 MB. The host's JavaScript heap holds little that lives (the ledger is in sql.js's memory) but
- * its write traffic grew the heap to 42 MB for 8 MB in use; with this it stays near 13 MB
- * (bench/host.mjs: 156 to 115 MB of RSS at 10k entries), at the cost of more, shorter scavenges.
- */
-export const HOST_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
-
 /** How to run the host: dist/ledgerHost.js beside this bundle, or the TypeScript entry from source (tests). */
 export function defaultHostCommand(): HostCommand {
   if (__filename.endsWith('.ts')) {
     const tsx = path.resolve(__dirname, '../../../node_modules/tsx/dist/cjs/index.cjs');
-    return { command: process.execPath, args: [...HOST_V8_FLAGS, '--require', tsx, path.join(__dirname, 'main.ts')] };
+    return { command: process.execPath, args: [...LEAN_NODE_ARGS, '--expose-gc', '--require', tsx, path.join(__dirname, 'main.ts')] };
   }
-  return { command: process.execPath, args: [...HOST_V8_FLAGS, path.join(__dirname, 'ledgerHost.js')] };
+  // The host and its standby run lean (leanNode.ts): its JavaScript heap holds little that lives,
+  // the ledger being in sql.js's memory; it collects its garbage when idle (server.ts collectWhenIdle).
+  return { command: process.execPath, args: [...LEAN_NODE_ARGS, '--expose-gc', path.join(__dirname, 'ledgerHost.js')] };
 }
 
 export function connectSocket(socketPath: string, timeoutMs = 2_000): Promise<net.Socket> {
@@ -186,14 +181,15 @@ async function startHost(options: ReachOptions): Promise<void> {
     windowsHide: true,
     cwd: path.dirname(paths.ledger),
     // VS Code's extension host runs on Electron: make it a plain Node.
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    env: withLeanEnv({ ...process.env, ELECTRON_RUN_AS_NODE: '1' }),
   });
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  child.once('error', () => (exited = true));
+  const spawnedAt = Date.now();
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit ??= code !== null ? `code ${code}` : `signal ${signal}`));
+  child.once('error', (err) => (exit ??= (err as NodeJS.ErrnoException).code ?? err.message));
   child.unref();
   const until = Math.min(options.deadline, Date.now() + 8_000);
-  while (!exited && Date.now() < until) {
+  while (exit === undefined && Date.now() < until) {
     const owner = readOwnerFile(paths.pid);
     if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
       try {
@@ -204,5 +200,36 @@ async function startHost(options: ReachOptions): Promise<void> {
       }
     }
     await sleep(10);
+  }
+  if (exit === undefined) return;
+  // It left without serving. Lost to another host (or a standby taking over): wait for that one.
+  // Else it cannot serve this ledger, and a host started again would leave the same way: say why
+  // now (the client opens the ledger directly) instead of starting hosts until the deadline.
+  const owner = readOwnerFile(paths.pid);
+  if ((owner && processAlive(owner.pid)) || newerBuildComing(paths) || standbyAlive(paths)) return;
+  const reason = lastLogLine(paths.log, spawnedAt);
+  throw new LedgerError('unavailable', `The ledger host for ${paths.ledger} exited at start (${exit})${reason ? `: ${reason}` : ''}`, {
+    details: { reason: 'exited' },
+  });
+}
+
+/** Why the host that just left failed: the last line of the host log, when it says so and was written since `since`. */
+function lastLogLine(log: string, since: number): string | undefined {
+  try {
+    const st = fs.statSync(log);
+    if (st.mtimeMs < since - 1_000) return undefined;
+    const fd = fs.openSync(log, 'r');
+    try {
+      const length = Math.min(st.size, 4096);
+      const buffer = Buffer.alloc(length);
+      fs.readSync(fd, buffer, 0, length, st.size - length);
+      const line = buffer.toString('utf8').trimEnd().split('\n').pop() ?? '';
+      const failed = /^\S+ \[error\] Ledger host failed: (.+)$/.exec(line);
+      return failed?.[1];
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
   }
 }

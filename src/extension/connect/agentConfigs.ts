@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { parseJsonConfig, readJsonServer, upsertJsonServerText, type JsonObject } from './jsonMerge';
 import { parse as parseToml } from 'smol-toml';
 import { ConfigFormatError, readTomlServer, upsertTomlServer, type StdioServer } from './tomlMerge';
+import { LEAN_NODE_ARGS, LEAN_NODE_ENV } from '../../core/leanNode';
 
 export type AgentClientId = 'claude' | 'codex' | 'cursor' | 'gemini' | 'vscode';
 
@@ -110,6 +111,8 @@ export function serverEntries(input: ConnectInput): ServerEntry[] {
     else groups.push([toolset]);
   }
   const env: Record<string, string> = {
+    // Run lean (src/core/leanNode.ts), as the servers the editor starts do.
+    ...LEAN_NODE_ENV,
     ...input.node.env,
     AGENT_PROGRESS_DB_PATH: input.ledgerPath,
     ...(input.databaseUrl ? { AGENT_PROGRESS_DATABASE_URL: withoutPassword(input.databaseUrl) } : {}),
@@ -120,7 +123,7 @@ export function serverEntries(input: ConnectInput): ServerEntry[] {
   return groups.map((toolsets, i) => ({
     name: i === 0 ? SERVER_ENTRY_NAME : `${SERVER_ENTRY_NAME}-${toolsets[0]}`,
     toolsets,
-    launch: { command: input.node.command, args: [input.serverScript, '--toolset', toolsets.join(',')], env: { ...env } },
+    launch: { command: input.node.command, args: [...LEAN_NODE_ARGS, input.serverScript, '--toolset', toolsets.join(',')], env: { ...env } },
   }));
 }
 
@@ -155,7 +158,9 @@ function sortKeys(o: unknown): unknown {
 export function isOwnEntry(entry: { args?: unknown; env?: unknown }): boolean {
   const args = Array.isArray(entry.args) ? entry.args : [];
   const env = entry.env && typeof entry.env === 'object' ? (entry.env as JsonObject) : {};
-  return typeof args[0] === 'string' && /[\\/]dist[\\/]server\.js$/.test(args[0]) && typeof env.AGENT_PROGRESS_DB_PATH === 'string';
+  // The script is the first argument that is not a Node option (older copies wrote none before it).
+  const script: unknown = args.find((a) => typeof a !== 'string' || !a.startsWith('-'));
+  return typeof script === 'string' && /[\\/]dist[\\/]server\.js$/.test(script) && typeof env.AGENT_PROGRESS_DB_PATH === 'string';
 }
 
 function describeForeign(entry: { command?: unknown; args?: unknown; url?: unknown }): string {

@@ -159,8 +159,14 @@ describe('Connect Other Agents: entries and plans', () => {
         ['agent-progress-workflow', ['workflow']],
       ],
     );
-    assert.deepEqual(entries[0]!.launch.args, ['/ext/dist/server.js', '--toolset', 'progress,queue,traces']);
-    assert.deepEqual(entries[0]!.launch.env, { AGENT_PROGRESS_DB_PATH: '/storage/data.db', AGENT_PROGRESS_PROJECT: 'repo', AGENT_PROGRESS_WORKSPACE: '/work/repo' });
+    // Run lean, as the servers the editor starts (src/core/leanNode.ts).
+    assert.deepEqual(entries[0]!.launch.args, ['--max-semi-space-size=1', '/ext/dist/server.js', '--toolset', 'progress,queue,traces']);
+    assert.deepEqual(entries[0]!.launch.env, {
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      AGENT_PROGRESS_DB_PATH: '/storage/data.db',
+      AGENT_PROGRESS_PROJECT: 'repo',
+      AGENT_PROGRESS_WORKSPACE: '/work/repo',
+    });
     assert.deepEqual(serverEntries(input({ toolsets: ['workflow'], node: { command: '/code', env: { ELECTRON_RUN_AS_NODE: '1' } } }))[0]!.launch.env.ELECTRON_RUN_AS_NODE, '1');
   });
 
@@ -252,6 +258,13 @@ describe('Connect Other Agents: entries and plans', () => {
     };
     const plan = planClient(AGENT_CLIENTS[2]!, dir, JSON.stringify(old), entries, false);
     assert.deepEqual(plan.changes, [{ name: 'agent-progress', status: 'updated' }]);
+    // One written with Node options before the script (as now) is ours too.
+    const withOptions = {
+      mcpServers: { 'agent-progress': { ...old.mcpServers['agent-progress'], args: ['--max-semi-space-size=1', '/ext-0.0.9/dist/server.js', '--toolset', 'progress'] } },
+    };
+    assert.deepEqual(planClient(AGENT_CLIENTS[2]!, dir, JSON.stringify(withOptions), entries, false).changes, [{ name: 'agent-progress', status: 'updated' }]);
+    const foreign = { mcpServers: { 'agent-progress': { ...old.mcpServers['agent-progress'], args: ['--max-semi-space-size=1', '/elsewhere/mine.js'] } } };
+    assert.equal(planClient(AGENT_CLIENTS[2]!, dir, JSON.stringify(foreign), entries, false).changes[0]!.status, 'kept');
   });
 
   it('prefers a Node 20+ from PATH, else the editor runtime (as Node under Electron)', () => {
