@@ -16,7 +16,9 @@ import { openLedger } from '../../../../src/core/storage/openLedger';
 import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
 import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
-import type { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
+import { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
+import type { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
+import { parseFullText } from '../../../../src/core/storage/sqlite/search';
 import type { TermIndex } from '../../../../src/core/storage/sqlite/termIndex';
 import type { Ledger } from '../../../../src/core/storage/store';
 import type { EntryPage } from '../../../../src/core/progress/types';
@@ -373,6 +375,88 @@ describe('ranked search against a plain reference', function () {
     assert.equal(top.entries[0]?.id, 'late');
     assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
     assert.deepEqual([termStats(l).builds, stats(l).builds], [1, 0]);
+  });
+  it('answers words and prefixes as typed, AND, OR and negation from the term index as full BM25 and the saved hits do, through appends, a deletion and a restore', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a = await open(file);
+    const words = vocabulary(rng(11), 400);
+    const docs = makeCorpus(900, 13, words);
+    let seq = 0;
+    const insert = async (l: Ledger, d: Doc): Promise<void> => {
+      d.seq = seq++;
+      if (!docs.includes(d)) docs.push(d);
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    };
+    for (const d of [...docs]) await insert(a, d);
+    // What the palette sends while a word is typed (the last word a prefix from its third letter),
+    // and the other forms of words only.
+    const typed = (before: string, word: string): string[] => Array.from({ length: word.length }, (_, k) => `${before}${word.slice(0, k + 1)}${k + 1 >= 3 ? '*' : ''}`);
+    const queries = [
+      ...typed('', words[2]!),
+      ...typed('', words[45]!),
+      ...typed(`${words[30]!} `, words[7]!),
+      words[0]!,
+      `${words[1]!} ${words[50]!} ${words[3]!}`,
+      `${words[60]!} OR ${words[200]!}`,
+      `${words[4]!} ${words[5]!.slice(0, 3)}* OR ${words[90]!}`,
+      `${words[1]!} -${words[6]!}`,
+      `${words[2]!.slice(0, 2)}* -${words[0]!}`,
+      `${words[8]!} ${words[8]!}`,
+      'naive',
+      'cafe*',
+      'zzzznothing*',
+    ];
+    const engine = (l: Ledger): SqliteEngine => (l.progress as unknown as { engine: SqliteEngine }).engine;
+    const index = (l: Ledger): TermIndex => (l.progress as unknown as { terms: TermIndex }).terms;
+    async function compare(l: Ledger, label: string): Promise<void> {
+      for (const text of queries) {
+        for (const offset of [0, 20]) {
+          const want = reference(docs, text, offset, 20);
+          const got = await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset });
+          assert.equal(got.total, want.total, `${label}: total of ${text}`);
+          assert.deepEqual(
+            got.entries.map((e) => e.id),
+            want.ids,
+            `${label}: ${text} at ${offset}`,
+          );
+          assert.deepEqual(got, await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset, startDate: '1970-01-01' }), `${label}: ${text} through SQL`);
+          // The saved hits of rankedHits.ts (the path before the term index) give the same page.
+          const query = parseFullText(text)!;
+          const [fromTerms, saved] = engine(l).read((tx) => [index(l).page(tx, query, offset, 20), new RankedHitsCache().page(tx, query, offset, 20)]);
+          assert.ok(fromTerms, `${label}: ${text} answered by the term index`);
+          assert.deepEqual(fromTerms, saved, `${label}: ${text} as the saved hits give it`);
+        }
+      }
+    }
+    await compare(a, 'first');
+    assert.equal(termStats(a).builds, 1);
+    assert.equal(stats(a).builds, 0, 'no query read its hits from FTS4');
+
+    // Entries appended by another handle, one with accents: FTS4's segments written since are read.
+    const b = await open(file);
+    const more = makeCorpus(40, 17, words);
+    more.push({ id: 'accent-3', title: 'Naïve café', content: `Crème ${words[2]!} brûlée, ${words[45]!} naïve.`, createdAt: new Date(BASE + 7 * 60_000).toISOString(), seq: 0 });
+    for (const d of more) await insert(b, d);
+    await b.progress.flushIndex();
+    await compare(a, 'appended');
+    assert.deepEqual([termStats(a).builds, stats(a).builds], [1, 0]);
+    assert.ok(termStats(a).followed >= 1);
+
+    // A deletion rebuilds it; restored entries (new rowids) are appended again.
+    const before = new Date(BASE + 90 * 60_000).toISOString();
+    const removed = await b.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
+    assert.ok(removed > 100, `archived ${removed}`);
+    const kept = docs.filter((d) => d.createdAt >= before);
+    const gone = docs.filter((d) => d.createdAt < before);
+    docs.length = 0;
+    docs.push(...kept);
+    await compare(a, 'archived');
+    assert.equal(termStats(a).builds, 2);
+    await b.transfer.restoreArchived();
+    for (const d of gone) docs.push({ ...d, seq: seq++ });
+    await compare(a, 'restored');
+    assert.equal(stats(a).builds, 0);
   });
 });
 
