@@ -217,6 +217,11 @@ export class SqliteProgressStore implements ProgressStore {
     return this.indexing;
   }
 
+  async prepareSearch(): Promise<void> {
+    await this.flushIndex();
+    this.engine.read((tx) => this.terms.prepare(tx));
+  }
+
   private scheduleIndexing(): void {
     this.pendingHere++;
     if (this.indexTimer) clearTimeout(this.indexTimer);

@@ -358,14 +358,20 @@ export function topCandidates(scores: Float64Array, rowids: Uint32Array, among: 
       k = m;
     }
   };
+  // The worst score kept so far, once the heap is full: most hits score below it and are skipped
+  // with one comparison.
+  let floor = -Infinity;
   for (let k = 0; k < total; k++) {
     const i = at(k);
+    if (scores[i]! < floor) continue;
     if (heap.length < want) {
       heap.push(i);
       up(heap.length - 1);
+      if (heap.length === want) floor = scores[heap[0]!]!;
     } else if (worse(heap[0]!, i)) {
       heap[0] = i;
       down(0);
+      floor = scores[heap[0]!]!;
     }
   }
   const bound = scores[heap[0]!]!;

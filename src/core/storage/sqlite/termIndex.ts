@@ -43,9 +43,11 @@ const ASCII_WORD = /^[\x21-\x7e]+$/;
 class Bytes {
   data = new Uint8Array(1 << 16);
   length = 0;
+  /** Once trimmed, the buffer grows by an eighth at a time instead of doubling. */
+  private trimmed = false;
   varint(v: number): void {
     if (this.length + 10 > this.data.length) {
-      const next = new Uint8Array(this.data.length * 2);
+      const next = new Uint8Array(this.trimmed ? this.length + 10 + Math.max(1 << 20, this.length >> 3) : this.data.length * 2);
       next.set(this.data);
       this.data = next;
     }
@@ -54,6 +56,10 @@ class Bytes {
       v = Math.floor(v / 0x80);
     }
     this.data[this.length++] = v;
+  }
+  trim(): void {
+    if (this.data.length > this.length) this.data = this.data.slice(0, this.length);
+    this.trimmed = true;
   }
 }
 
@@ -108,6 +114,16 @@ interface State {
   len: [Uint32Array, Uint32Array];
 }
 
+/** One phrase's occurrences per docid, the documents that have it, and per column how many (matchinfo's 'x'). */
+interface Counts {
+  tf0s: Uint32Array;
+  tf1s: Uint32Array;
+  /** The documents with the phrase: the first `found` of these. */
+  docs: Uint32Array;
+  found: number;
+  withHit: [number, number];
+}
+
 /** How a query's words are looked up; undefined when this index does not answer it. */
 function wordsOf(query: FullTextQuery): { positives: Phrase[]; negatives: Phrase[] } | undefined {
   const one = (p: Phrase): boolean => p.words.length === 1 && ASCII_WORD.test(p.words[0]!);
@@ -122,16 +138,21 @@ function grown(a: Uint32Array, size: number): Uint32Array {
   return next;
 }
 
-function varintAt(data: Uint8Array, at: number): [number, number] {
-  let v = 0;
-  let scale = 1;
-  let b: number;
+/** Where `varint` reads next (module-level, so that reading a number allocates nothing). */
+let cursor = 0;
+
+/** The varint at `cursor` (SQLite's: 7 bits a byte, low bits first), moving the cursor past it. */
+function varint(data: Uint8Array): number {
+  let b = data[cursor++]!;
+  if (b < 0x80) return b;
+  let v = b & 0x7f;
+  let scale = 0x80;
   do {
-    b = data[at++]!;
+    b = data[cursor++]!;
     v += (b & 0x7f) * scale;
-    scale *= 128;
+    scale *= 0x80;
   } while (b & 0x80);
-  return [v, at];
+  return v;
 }
 
 const utf8 = new TextDecoder();
@@ -155,6 +176,11 @@ export class TermIndex {
     if (!s) return undefined;
     this.stats.answered++;
     return this.rank(tx, s, query, offset, limit, only);
+  }
+
+  /** Builds or follows the index now (nothing while entries wait to be indexed). */
+  prepare(tx: ReadTx): void {
+    if (!tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) this.current(tx);
   }
 
   /** Bytes held by the index (typed arrays exactly; terms and their map estimated). */
@@ -210,7 +236,9 @@ export class TermIndex {
       bytes: new Bytes(),
       len: [new Uint32Array(1024), new Uint32Array(1024)],
     };
-    return this.read(tx, s, totals, -1) ? s : undefined;
+    if (!this.read(tx, s, totals, -1)) return undefined;
+    s.bytes.trim();
+    return s;
   }
 
   /** Brings the index up to date with documents appended since; false when it must be rebuilt. */
@@ -236,8 +264,9 @@ export class TermIndex {
           bad = true;
           return;
         }
-        const [l0, at] = varintAt(blob, 0);
-        const [l1] = varintAt(blob, at);
+        cursor = 0;
+        const l0 = varint(blob);
+        const l1 = varint(blob);
         if (docid >= s.len[0].length) s.len = [grown(s.len[0], docid + 1), grown(s.len[1], docid + 1)];
         s.len[0][docid] = l0;
         s.len[1][docid] = l1;
@@ -339,10 +368,10 @@ export class TermIndex {
     const bytes = s.bytes;
     while (at < end) {
       // The leaf's first varint is its height (0), read as the first term's shared prefix.
-      let prefix: number;
-      let suffix: number;
-      [prefix, at] = varintAt(block, at);
-      [suffix, at] = varintAt(block, at);
+      cursor = at;
+      const prefix = varint(block);
+      const suffix = varint(block);
+      at = cursor;
       if (suffix <= 0 || at + suffix > end) return false;
       if (prefix + suffix > term.length) {
         const next = new Uint8Array(2 * (prefix + suffix));
@@ -352,8 +381,9 @@ export class TermIndex {
       term.set(block.subarray(at, at + suffix), prefix);
       at += suffix;
       const length = prefix + suffix;
-      let size: number;
-      [size, at] = varintAt(block, at);
+      cursor = at;
+      const size = varint(block);
+      at = cursor;
       const stop = at + size;
       if (stop > end) return false;
       // The doclist: docid deltas, each followed by its position list.
@@ -367,9 +397,9 @@ export class TermIndex {
         let b = block[p++]!;
         if (b < 0x80) docid += b;
         else {
-          let delta: number;
-          [delta, p] = varintAt(block, p - 1);
-          docid += delta;
+          cursor = p - 1;
+          docid += varint(block);
+          p = cursor;
         }
         let tf0 = 0;
         let tf1 = 0;
@@ -378,7 +408,9 @@ export class TermIndex {
           b = block[p++]!;
           if (b === 0) break;
           if (b === 1) {
-            [column, p] = varintAt(block, p);
+            cursor = p;
+            column = varint(block);
+            p = cursor;
             continue;
           }
           while (b & 0x80) b = block[p++]!;
@@ -453,20 +485,16 @@ export class TermIndex {
     const newest = resolved ? new Map<number, number>() : undefined;
     const data = s.bytes.data;
     for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
-      let p = s.runStart.data[r]!;
+      const p = s.runStart.data[r]!;
       const end = s.runEnd.data[r]!;
       let docid = 0;
-      while (p < end) {
-        let v: number;
-        [v, p] = varintAt(data, p);
-        docid += v;
-        [v, p] = varintAt(data, p);
+      cursor = p;
+      while (cursor < end) {
+        docid += varint(data);
+        const v = varint(data);
         let tf0 = v & 7;
         const tf1 = (v - tf0) / 8;
-        if (tf0 === 7) {
-          [v, p] = varintAt(data, p);
-          tf0 += v;
-        }
+        if (tf0 === 7) tf0 += varint(data);
         if (newest) newest.set(docid, tf0 * 2 ** 26 + tf1);
         else fn(docid, tf0, tf1);
       }
@@ -499,103 +527,131 @@ export class TermIndex {
     return out;
   }
 
+  /** Adds the postings of term `t` to a phrase's counts. */
+  private accumulate(s: State, t: number, c: Counts): void {
+    const { tf0s, tf1s, docs } = c;
+    let found = c.found;
+    let hit0 = c.withHit[0];
+    let hit1 = c.withHit[1];
+    const add = (docid: number, tf0: number, tf1: number): void => {
+      if (tf0s[docid] === 0 && tf1s[docid] === 0) docs[found++] = docid;
+      if (tf0 > 0 && tf0s[docid] === 0) hit0++;
+      if (tf1 > 0 && tf1s[docid] === 0) hit1++;
+      tf0s[docid]! += tf0;
+      tf1s[docid]! += tf1;
+    };
+    if (s.mixed[t]) this.visit(s, t, true, add);
+    else {
+      // The hot loop: the term's runs decoded in place.
+      const data = s.bytes.data;
+      for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
+        let p = s.runStart.data[r]!;
+        const end = s.runEnd.data[r]!;
+        let docid = 0;
+        while (p < end) {
+          let b = data[p++]!;
+          if (b < 0x80) docid += b;
+          else {
+            cursor = p - 1;
+            docid += varint(data);
+            p = cursor;
+          }
+          b = data[p++]!;
+          if (b >= 0x80) {
+            cursor = p - 1;
+            b = varint(data);
+            p = cursor;
+          }
+          let tf0 = b & 7;
+          const tf1 = (b - tf0) / 8;
+          if (tf0 === 7) {
+            cursor = p;
+            tf0 += varint(data);
+            p = cursor;
+          }
+          const had0 = tf0s[docid]!;
+          const had1 = tf1s[docid]!;
+          if (had0 === 0 && had1 === 0) docs[found++] = docid;
+          if (tf0 > 0 && had0 === 0) hit0++;
+          if (tf1 > 0 && had1 === 0) hit1++;
+          tf0s[docid] = had0 + tf0;
+          tf1s[docid] = had1 + tf1;
+        }
+      }
+    }
+    c.found = found;
+    c.withHit = [hit0, hit1];
+  }
+
   private rank(tx: ReadTx, s: State, query: FullTextQuery, offset: number, limit: number, only: RowFilter | undefined): RankedPage {
     const size = s.len[0].length;
-    // Per phrase: occurrences per column by docid, the documents that have it, and per column
-    // how many documents have it (matchinfo's index-wide 'x' figure).
-    interface Counts {
-      tf: [Uint32Array, Uint32Array];
-      docs: number[];
-      withHit: [number, number];
-    }
     const byWord = new Map<string, Counts>();
     const countsOf = (phrase: Phrase): Counts => {
       const key = `${phrase.words[0]!.toLowerCase()}${phrase.prefix ? '*' : ''}`;
-      const c = byWord.get(key);
-      if (c) return c;
-      const made: Counts = { tf: [new Uint32Array(size), new Uint32Array(size)], docs: [], withHit: [0, 0] };
-      const [tf0s, tf1s] = made.tf;
-      const add = (docid: number, tf0: number, tf1: number): void => {
-        if (tf0s[docid] === 0 && tf1s[docid] === 0) made.docs.push(docid);
-        if (tf0 > 0 && tf0s[docid] === 0) made.withHit[0]++;
-        if (tf1 > 0 && tf1s[docid] === 0) made.withHit[1]++;
-        tf0s[docid]! += tf0;
-        tf1s[docid]! += tf1;
-      };
-      const data = s.bytes.data;
-      for (const t of this.expand(s, phrase)) {
-        if (s.mixed[t]) {
-          this.visit(s, t, true, add);
-          continue;
-        }
-        // The hot loop: the term's runs decoded in place.
-        for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
-          let p = s.runStart.data[r]!;
-          const end = s.runEnd.data[r]!;
-          let docid = 0;
-          while (p < end) {
-            let b = data[p++]!;
-            if (b < 0x80) docid += b;
-            else {
-              let v: number;
-              [v, p] = varintAt(data, p - 1);
-              docid += v;
-            }
-            b = data[p++]!;
-            let v = b;
-            if (b >= 0x80) [v, p] = varintAt(data, p - 1);
-            let tf0 = v & 7;
-            const tf1 = (v - tf0) / 8;
-            if (tf0 === 7) {
-              [v, p] = varintAt(data, p);
-              tf0 += v;
-            }
-            add(docid, tf0, tf1);
-          }
-        }
-      }
-      byWord.set(key, made);
-      return made;
+      const known = byWord.get(key);
+      if (known) return known;
+      const c: Counts = { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
+      for (const t of this.expand(s, phrase)) this.accumulate(s, t, c);
+      byWord.set(key, c);
+      return c;
     };
     const phrases = query.phrases.map(countsOf);
-    const excluded = query.negatives.map(countsOf);
     // The hits: documents with every phrase of some group, and none of the excluded ones.
-    const isHit = new Uint8Array(size);
-    const hits: number[] = [];
+    let out: Uint8Array | undefined;
+    for (const c of query.negatives.map(countsOf)) {
+      out ??= new Uint8Array(size);
+      for (let k = 0; k < c.found; k++) out[c.docs[k]!] = 1;
+    }
+    const hits = new Uint32Array(size);
+    let total = 0;
+    const seen = query.groups.length > 1 ? new Uint8Array(size) : undefined;
     let numbered = 0;
     for (const group of query.groups) {
       const members = group.map(() => phrases[numbered++]!);
       if (members.length === 0) continue;
-      const smallest = members.reduce((a, b) => (b.docs.length < a.docs.length ? b : a));
-      for (const d of smallest.docs) {
-        if (isHit[d]) continue;
-        if (members.every((m) => m.tf[0][d]! > 0 || m.tf[1][d]! > 0)) {
-          isHit[d] = 1;
-          hits.push(d);
+      const smallest = members.reduce((a, b) => (b.found < a.found ? b : a));
+      const others = members.filter((m) => m !== smallest);
+      for (let k = 0; k < smallest.found; k++) {
+        const d = smallest.docs[k]!;
+        if (seen) {
+          if (seen[d]) continue;
         }
+        let all = true;
+        for (const m of others) {
+          if (m.tf0s[d] === 0 && m.tf1s[d] === 0) {
+            all = false;
+            break;
+          }
+        }
+        if (!all) continue;
+        if (seen) seen[d] = 1;
+        if (out?.[d]) continue;
+        if (only && !only.has(d)) continue;
+        hits[total++] = d;
       }
     }
-    const kept = hits.filter((d) => excluded.every((c) => c.tf[0][d] === 0 && c.tf[1][d] === 0) && (!only || only.has(d)));
-    const total = kept.length;
     if (total === 0 || offset >= total) return { total, rowids: [] };
     // BM25 of each hit, as bm25Of computes it from matchinfo 'pcnalx'.
     const n = s.totals.n;
     const avg = averages(s.totals);
     const idf = phrases.map((c) => [bm25Idf(n, c.withHit[0]), bm25Idf(n, c.withHit[1])] as const);
-    const rowids = Uint32Array.from(kept);
+    const rowids = hits.subarray(0, total);
     const scores = new Float64Array(total);
     const [len0, len1] = s.len;
-    for (let h = 0; h < total; h++) {
-      const d = rowids[h]!;
-      let score = 0;
-      for (let i = 0; i < phrases.length; i++) {
-        const c = phrases[i]!;
-        const f0 = c.tf[0][d]!;
-        if (f0 !== 0) score += bm25Part(0, idf[i]![0], f0, len0[d]!, avg[0]!);
-        const f1 = c.tf[1][d]!;
-        if (f1 !== 0) score += bm25Part(1, idf[i]![1], f1, len1[d]!, avg[1]!);
+    // Phrase by phrase, title then content, each added to the hit's sum: the additions of bm25Of
+    // in its order (from 0), so the sums are the same numbers.
+    for (let i = 0; i < phrases.length; i++) {
+      const { tf0s, tf1s } = phrases[i]!;
+      const [idf0, idf1] = idf[i]!;
+      const avg0 = avg[0]!;
+      const avg1 = avg[1]!;
+      for (let h = 0; h < total; h++) {
+        const d = rowids[h]!;
+        const f0 = tf0s[d]!;
+        if (f0 !== 0) scores[h] = scores[h]! + bm25Part(0, idf0, f0, len0[d]!, avg0);
+        const f1 = tf1s[d]!;
+        if (f1 !== 0) scores[h] = scores[h]! + bm25Part(1, idf1, f1, len1[d]!, avg1);
       }
-      scores[h] = score;
     }
     const want = Math.min(total, offset + limit);
     return { total, rowids: orderCandidates(tx, topCandidates(scores, rowids, total, want), scores, rowids, offset, want) };
