@@ -390,7 +390,7 @@ async function main() {
   lines.push('', `### Ranked text: the first search of queries never searched before (${unseen.length} queries, each once per server; ms)`, '');
   const embedded = POSTGRES ? servers.length - 1 : servers.length;
   lines.push(
-    `First ranked search after the server started (ours builds its term index then): ${servers
+    `First ranked search after the server started (ours builds its term index then, unless its ledger host did already): ${servers
       .slice(0, embedded)
       .map((s, k) => `${s.label} ${ms(firstRanked[k])}`)
       .join(', ')}. Top 20 and total identical between the embedded builds: ${unseen.length - freshDiffer} of ${unseen.length} queries.`,

@@ -157,6 +157,18 @@ function varint(data: Uint8Array): number {
 
 const utf8 = new TextDecoder();
 
+/**
+ * `fn()`, or undefined when it throws: segments this reader does not expect (a format it does not
+ * know, damage) leave ranked search to the saved hits instead of failing it.
+ */
+function unthrown<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
+
 export class TermIndex {
   private state: State | undefined;
   /** The epoch and document count at which building or following failed its checks. */
@@ -206,11 +218,11 @@ export class TermIndex {
     const s = this.state;
     if (s && s.epoch === epoch) {
       if (totals.n === s.totals.n && totals.tokens.every((t, j) => t === s.totals.tokens[j])) return s;
-      if (this.follow(tx, s, totals)) return s;
+      if (unthrown(() => this.follow(tx, s, totals))) return s;
     }
     this.state = undefined;
     if (this.failed?.epoch === epoch && this.failed.n === totals.n) return undefined;
-    const built = this.build(tx, epoch, totals);
+    const built = unthrown(() => this.build(tx, epoch, totals));
     if (!built) this.failed = { epoch, n: totals.n };
     this.state = built;
     return built;
