@@ -355,6 +355,31 @@ describe('the ledger host (real processes)', function () {
     assert.match(fs.readFileSync(paths.log, 'utf8'), /retiring: no client for 1500 ms/);
   });
 
+  it("builds ranked search's term index once the ledger is open, before any search, and answers ranked searches as a process opening the file directly does", async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000' };
+    const direct = { AGENT_PROGRESS_LEDGER_HOST: 'off' };
+    const titles = ['Durable queue writes', 'Durability of the journal', 'Queue upgraded', 'Upgraded durable storage'];
+    for (const [i, title] of titles.entries()) {
+      const run = await cli(CLI, ['log', '--project', 'p', '--title', title, '--content', `entry ${i}: durable durable ${'word '.repeat(i)}`], db, direct);
+      assert.equal(run.status, 0, run.stderr);
+    }
+    // The first client starts the host; it prepares search without being asked.
+    assert.equal((await cli(CLI, ['projects'], db, env)).status, 0);
+    await waitFor(
+      () => fs.existsSync(hostPaths(db).log) && /prepared ranked search in \d+ ms/.test(fs.readFileSync(hostPaths(db).log, 'utf8')),
+      'the host to prepare search',
+      20_000,
+    );
+    for (const text of ['durable', 'dur*', 'upgraded dur*', 'queue OR journal', 'durable -queue']) {
+      const hosted = await cli(CLI, ['search', '--project', 'p', '--text', text, '--json'], db, env);
+      const alone = await cli(CLI, ['search', '--project', 'p', '--text', text, '--json'], db, direct);
+      assert.equal(hosted.status, 0, hosted.stderr);
+      assert.ok(JSON.parse(hosted.stdout).total > 0, `${text}: ${hosted.stdout}`);
+      assert.deepEqual(JSON.parse(hosted.stdout), JSON.parse(alone.stdout), text);
+    }
+  });
+
   it('serves a ledger whose path is too long for a Unix socket (as a VS Code workspace storage path is), its socket in a runtime folder it makes', async () => {
     // VS Code keeps a workspace's ledger at .../User/workspaceStorage/<32 hex>/agent-progress.agent-progress/data.db:
     // <ledger>.host/sock is past the 100 bytes a socket path may have, so the socket goes to the

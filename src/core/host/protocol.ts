@@ -27,6 +27,7 @@ export const STORE_METHODS = {
     saveSummary: true,
     searchEntries: true,
     flushIndex: true,
+    prepareSearch: true,
     listProjects: true,
     listTags: true,
   } satisfies Methods<ProgressStore>,

@@ -26,6 +26,11 @@ export interface ProgressStore {
   searchEntries(query: EntryQuery): Promise<EntryPage>;
   /** Finishes indexing entries that wait for it (done by itself when idle and before a search). */
   flushIndex(): Promise<void>;
+  /**
+   * Builds what ranked search reads in memory, so that the first search does not wait for it (the
+   * embedded engine's term index; the ledger host calls it once the ledger is open).
+   */
+  prepareSearch(): Promise<void>;
   listProjects(): Promise<ProjectInfo[]>;
   listTags(projectId: string): Promise<TagCount[]>;
 }

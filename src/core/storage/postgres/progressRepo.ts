@@ -121,6 +121,9 @@ export class PgProgressStore implements ProgressStore {
   /** Entries are indexed as they are written: nothing waits. */
   async flushIndex(): Promise<void> {}
 
+  /** PostgreSQL ranks from its own indexes: nothing to hold in memory. */
+  async prepareSearch(): Promise<void> {}
+
   async getEntry(projectId: string, id: string): Promise<LogEntry | undefined> {
     return this.engine.read(async (tx) => {
       const row = await tx.get<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM log_entries WHERE project_id = ? AND id = ?`, [projectId, id]);

@@ -9,6 +9,7 @@ import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
 import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
+import { TermIndex } from './termIndex';
 import { TitleIndex } from './titleIndex';
 import { writeSqliteEntry } from './entryWriter';
 import { runSync } from '../sql/statements';
@@ -147,6 +148,7 @@ export class SqliteProgressStore implements ProgressStore {
   private pendingHere = 0;
   private indexing: Promise<void> | undefined;
   private readonly ranked = new RankedHitsCache();
+  private readonly terms = new TermIndex();
   private readonly titles = new TitleIndex();
   private readonly projectRows = new ProjectRows();
 
@@ -213,6 +215,11 @@ export class SqliteProgressStore implements ProgressStore {
       }
     })();
     return this.indexing;
+  }
+
+  async prepareSearch(): Promise<void> {
+    await this.flushIndex();
+    this.engine.read((tx) => this.terms.prepare(tx));
   }
 
   private scheduleIndexing(): void {
@@ -291,7 +298,7 @@ export class SqliteProgressStore implements ProgressStore {
       const covers = tx.get<{ x: number }>('SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)', [q.projectId]);
       if (!covers) only = this.projectRows.filter(tx, q.projectId);
     }
-    const page = this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
+    const page = this.terms.page(tx, query, q.offset ?? 0, q.limit, only) ?? this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
     if (!page) return undefined;
     if (page.rowids.length === 0) return { entries: [], total: page.total };
     const rows = tx.all<ListingRow & { docid: number; content: string }>(

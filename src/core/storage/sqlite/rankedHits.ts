@@ -38,7 +38,7 @@ class Words {
   }
 }
 
-interface Totals {
+export interface Totals {
   /** Documents in the index. */
   n: number;
   /** Tokens in each column over every document. */
@@ -102,7 +102,7 @@ function phraseCount(tokens: readonly string[], phrase: Phrase, words: readonly 
 }
 
 /** Reads FTS4's own totals: the %_stat row 0 blob is varints, the document count then tokens per column. */
-function readTotals(tx: ReadTx): Totals | undefined {
+export function readTotals(tx: ReadTx): Totals | undefined {
   const row = tx.get<{ value: SqlValue }>('SELECT value FROM log_entries_fts_stat WHERE id = 0');
   if (!row || !(row.value instanceof Uint8Array)) return undefined;
   const blob = row.value;
@@ -124,7 +124,7 @@ function readTotals(tx: ReadTx): Totals | undefined {
 }
 
 /** The average column lengths as matchinfo's 'a' gives them: rounded, in 32-bit integers. */
-function averages(t: Totals): number[] {
+export function averages(t: Totals): number[] {
   return t.tokens.map((tokens) => (t.n === 0 ? 0 : Math.floor(((tokens % 2 ** 32) + Math.floor(t.n / 2)) / t.n) >>> 0));
 }
 
@@ -169,25 +169,7 @@ export class RankedHitsCache {
     if (hits.top?.want !== want || hits.top.key !== only?.key) {
       hits.top = { want, key: only?.key, candidates: topCandidates(scores, hits.rowids.data, among ?? hits.rowids.length, want) };
     }
-    const candidates = [...hits.top.candidates];
-    // Equal scores are ordered by date, newest first, then rowid: read the dates of the candidates.
-    const created = new Map<number, string>();
-    const ids = candidates.map((i) => hits.rowids.data[i]!);
-    for (let at = 0; at < ids.length; at += 500) {
-      const chunk = ids.slice(at, at + 500);
-      for (const r of tx.all<{ r: number; c: string }>(`SELECT rowid AS r, created_at AS c FROM log_entries WHERE rowid IN (${chunk.map(() => '?').join(',')})`, chunk)) {
-        created.set(Number(r.r), r.c);
-      }
-    }
-    candidates.sort((a, b) => {
-      const d = scores[b]! - scores[a]!;
-      if (d !== 0) return d;
-      const ca = created.get(hits.rowids.data[a]!) ?? '';
-      const cb = created.get(hits.rowids.data[b]!) ?? '';
-      if (ca !== cb) return ca < cb ? 1 : -1;
-      return hits.rowids.data[b]! - hits.rowids.data[a]!;
-    });
-    return { total, rowids: candidates.slice(offset, want).map((i) => hits.rowids.data[i]!) };
+    return { total, rowids: orderCandidates(tx, [...hits.top.candidates], scores, hits.rowids.data, offset, want) };
   }
 
   private current(tx: ReadTx, query: FullTextQuery): SavedHits {
@@ -349,7 +331,7 @@ export class RankedHitsCache {
  * same as the last of them: the final order by date is decided among these, and any hit left out
  * scores lower than `want` of them.
  */
-function topCandidates(scores: Float64Array, rowids: Uint32Array, among: number | Uint32Array, want: number): number[] {
+export function topCandidates(scores: Float64Array, rowids: Uint32Array, among: number | Uint32Array, want: number): number[] {
   const total = typeof among === 'number' ? among : among.length;
   const at = (k: number): number => (typeof among === 'number' ? k : among[k]!);
   if (total <= want * 4) return Array.from({ length: total }, (_, k) => at(k));
@@ -376,14 +358,20 @@ function topCandidates(scores: Float64Array, rowids: Uint32Array, among: number 
       k = m;
     }
   };
+  // The worst score kept so far, once the heap is full: most hits score below it and are skipped
+  // with one comparison.
+  let floor = -Infinity;
   for (let k = 0; k < total; k++) {
     const i = at(k);
+    if (scores[i]! < floor) continue;
     if (heap.length < want) {
       heap.push(i);
       up(heap.length - 1);
+      if (heap.length === want) floor = scores[heap[0]!]!;
     } else if (worse(heap[0]!, i)) {
       heap[0] = i;
       down(0);
+      floor = scores[heap[0]!]!;
     }
   }
   const bound = scores[heap[0]!]!;
@@ -393,6 +381,31 @@ function topCandidates(scores: Float64Array, rowids: Uint32Array, among: number 
     if (scores[i] === bound && !inHeap.has(i)) heap.push(i);
   }
   return heap;
+}
+
+/**
+ * The rowids at [offset, want) of the final order of `candidates` (indexes into `scores` and
+ * `rowids`, as topCandidates gives them): score, then date newest first, then rowid, as the SQL
+ * path's ORDER BY. The dates of the candidates are read here.
+ */
+export function orderCandidates(tx: ReadTx, candidates: number[], scores: Float64Array, rowids: Uint32Array, offset: number, want: number): number[] {
+  const created = new Map<number, string>();
+  const ids = candidates.map((i) => rowids[i]!);
+  for (let at = 0; at < ids.length; at += 500) {
+    const chunk = ids.slice(at, at + 500);
+    for (const r of tx.all<{ r: number; c: string }>(`SELECT rowid AS r, created_at AS c FROM log_entries WHERE rowid IN (${chunk.map(() => '?').join(',')})`, chunk)) {
+      created.set(Number(r.r), r.c);
+    }
+  }
+  candidates.sort((a, b) => {
+    const d = scores[b]! - scores[a]!;
+    if (d !== 0) return d;
+    const ca = created.get(rowids[a]!) ?? '';
+    const cb = created.get(rowids[b]!) ?? '';
+    if (ca !== cb) return ca < cb ? 1 : -1;
+    return rowids[b]! - rowids[a]!;
+  });
+  return candidates.slice(offset, want).map((i) => rowids[i]!);
 }
 
 /**

@@ -129,14 +129,24 @@ export function bm25Of(m: ArrayLike<number>): number {
       const x = 3 + 2 * c + 3 * (j + i * c);
       const tf = m[x]!;
       if (tf === 0) continue;
-      const docsWithHit = m[x + 2]!;
-      const avg = m[3 + j]! || 1;
-      const len = m[3 + c + j]!;
-      const idf = Math.max(1e-6, Math.log((n - docsWithHit + 0.5) / (docsWithHit + 0.5) + 1));
-      score += (WEIGHTS[j] ?? 1) * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg)));
+      score += bm25Part(j, bm25Idf(n, m[x + 2]!), tf, m[3 + c + j]!, m[3 + j]!);
     }
   }
   return score;
+}
+
+/** BM25's idf of a phrase found in `docsWithHit` of `n` documents (in one column). */
+export function bm25Idf(n: number, docsWithHit: number): number {
+  return Math.max(1e-6, Math.log((n - docsWithHit + 0.5) / (docsWithHit + 0.5) + 1));
+}
+
+/**
+ * One phrase's share of the score in column `j`: `tf` occurrences in a column of `len` tokens,
+ * `avg` tokens on average (matchinfo's rounded figure). bm25Of sums these in phrase, then column
+ * order; the term index (termIndex.ts) does the same, so equal inputs give equal scores.
+ */
+export function bm25Part(j: number, idf: number, tf: number, len: number, avg: number): number {
+  return (WEIGHTS[j] ?? 1) * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / (avg || 1))));
 }
 
 /** A matchinfo blob as 32-bit numbers. */

@@ -16,7 +16,10 @@ import { openLedger } from '../../../../src/core/storage/openLedger';
 import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
 import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
-import type { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
+import { RankedHitsCache } from '../../../../src/core/storage/sqlite/rankedHits';
+import type { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
+import { parseFullText } from '../../../../src/core/storage/sqlite/search';
+import type { TermIndex } from '../../../../src/core/storage/sqlite/termIndex';
 import type { Ledger } from '../../../../src/core/storage/store';
 import type { EntryPage } from '../../../../src/core/progress/types';
 import { usePostgres } from '../../../helpers/postgres';
@@ -206,6 +209,7 @@ function queriesFor(words: string[], docs: readonly Doc[]): string[] {
 }
 
 type Stats = RankedHitsCache['stats'];
+type TermStats = TermIndex['stats'];
 
 describe('ranked search against a plain reference', function () {
   this.timeout(240_000);
@@ -219,7 +223,10 @@ describe('ranked search against a plain reference', function () {
     opened.push(l);
     return l;
   };
+  // The saved hits answer phrases of several words and non-ASCII words; the term index the rest.
   const stats = (l: Ledger): Stats => ({ ...(l.progress as unknown as { ranked: RankedHitsCache }).ranked.stats });
+  const termStats = (l: Ledger): TermStats => ({ ...(l.progress as unknown as { terms: TermIndex }).terms.stats });
+  const byTerms = (q: string): boolean => !q.includes('"') && !/[^ -~]/.test(q);
 
   async function compareAll(l: Ledger, docs: readonly Doc[], queries: readonly string[], label: string): Promise<number> {
     let agreed = 0;
@@ -264,11 +271,14 @@ describe('ranked search against a plain reference', function () {
     const empty = queries.filter((q) => reference(docs, q, 0, 1).total === 0).length;
     assert.equal(empty, 1);
     const first = stats(a);
-    assert.equal(first.builds, queries.length, JSON.stringify(first));
+    const wordQueries = queries.filter(byTerms).length;
+    assert.equal(first.builds, queries.length - wordQueries, JSON.stringify(first));
+    assert.deepEqual(termStats(a), { builds: 1, followed: 0, answered: 2 * wordQueries });
 
     // Answered again from the saved hits: nothing rebuilt.
     assert.equal(await compareAll(a, docs, queries, 'again'), n);
     assert.equal(stats(a).builds, first.builds);
+    assert.equal(termStats(a).builds, 1);
 
     // Entries appended by another handle on the same ledger: followed, not rebuilt.
     const b = await open(file);
@@ -281,12 +291,14 @@ describe('ranked search against a plain reference', function () {
     await b.progress.flushIndex();
     assert.equal(await compareAll(a, docs, queries, 'appended'), n);
     const followed = stats(a);
-    // A query with non-ASCII words is not evaluated here, nor one that had no hits (FTS4 gave no
-    // index-wide numbers for it): each rebuilt once, on its first page.
+    // A query with non-ASCII words is not evaluated here: rebuilt once, on its first page.
     const nonAscii = queries.filter((q) => /[^a-z0-9 "*()-]/i.test(q)).length;
     assert.equal(nonAscii, 1);
-    assert.equal(followed.builds, first.builds + empty + nonAscii);
+    assert.equal(followed.builds, first.builds + nonAscii);
     assert.ok(followed.followed > 0, JSON.stringify(followed));
+    // The term index read the segments FTS4 wrote since.
+    assert.equal(termStats(a).builds, 1);
+    assert.ok(termStats(a).followed > 0);
 
     // A non-ASCII entry is not tokenized here: the saved hits are rebuilt from FTS4.
     const accent = {
@@ -300,6 +312,8 @@ describe('ranked search against a plain reference', function () {
     await b.progress.insertEntry({ ...accent, projectId: 'p', tags: [], agentId: null });
     assert.equal(await compareAll(a, docs, queries, 'non-ASCII'), n);
     assert.ok(stats(a).builds > followed.builds);
+    // The term index holds FTS4's own tokens, whatever the script: followed, not rebuilt.
+    assert.equal(termStats(a).builds, 1);
 
     // A deletion (retention) drops every saved query.
     const before = new Date(BASE + 60 * 60_000).toISOString();
@@ -307,6 +321,7 @@ describe('ranked search against a plain reference', function () {
     assert.ok(removed > 100, `archived ${removed}`);
     const kept = docs.filter((d) => d.createdAt >= before);
     assert.equal(await compareAll(a, kept, queries, 'archived'), n);
+    assert.equal(termStats(a).builds, 2, 'a deletion rebuilds the term index');
 
     // Restored entries come back with new rowids (the end of the insertion order).
     const built = stats(a).builds;
@@ -315,6 +330,7 @@ describe('ranked search against a plain reference', function () {
     const back = [...kept, ...restored.map((d) => ({ ...d, seq: seq++ }))];
     assert.equal(await compareAll(a, back, queries, 'restored'), n);
     assert.ok(stats(a).builds > built);
+    assert.ok(termStats(a).answered > 0);
   });
 
   it('ranks within a project that holds part of the ledger the same way', async () => {
@@ -348,7 +364,8 @@ describe('ranked search against a plain reference', function () {
         inOther.slice(0, 20),
       );
     }
-    assert.equal(stats(l).builds, 3, 'one build per query, whichever project');
+    assert.equal(termStats(l).builds, 1, 'one build for every query, whichever project');
+    assert.equal(stats(l).builds, 0);
     // An entry appended to one project is followed, in that project only.
     const late = { id: 'late', title: `${words[0]!} ${words[0]!} ${words[0]!}`, content: words[0]!, createdAt: new Date(BASE + 10 ** 8).toISOString(), seq: seq++ };
     docs.push(late);
@@ -357,7 +374,89 @@ describe('ranked search against a plain reference', function () {
     assert.equal(top.entries[0]?.id, reference(docs, words[0]!, 0, 1).ids[0]);
     assert.equal(top.entries[0]?.id, 'late');
     assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
-    assert.equal(stats(l).builds, 3);
+    assert.deepEqual([termStats(l).builds, stats(l).builds], [1, 0]);
+  });
+  it('answers words and prefixes as typed, AND, OR and negation from the term index as full BM25 and the saved hits do, through appends, a deletion and a restore', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const a = await open(file);
+    const words = vocabulary(rng(11), 400);
+    const docs = makeCorpus(900, 13, words);
+    let seq = 0;
+    const insert = async (l: Ledger, d: Doc): Promise<void> => {
+      d.seq = seq++;
+      if (!docs.includes(d)) docs.push(d);
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    };
+    for (const d of [...docs]) await insert(a, d);
+    // What the palette sends while a word is typed (the last word a prefix from its third letter),
+    // and the other forms of words only.
+    const typed = (before: string, word: string): string[] => Array.from({ length: word.length }, (_, k) => `${before}${word.slice(0, k + 1)}${k + 1 >= 3 ? '*' : ''}`);
+    const queries = [
+      ...typed('', words[2]!),
+      ...typed('', words[45]!),
+      ...typed(`${words[30]!} `, words[7]!),
+      words[0]!,
+      `${words[1]!} ${words[50]!} ${words[3]!}`,
+      `${words[60]!} OR ${words[200]!}`,
+      `${words[4]!} ${words[5]!.slice(0, 3)}* OR ${words[90]!}`,
+      `${words[1]!} -${words[6]!}`,
+      `${words[2]!.slice(0, 2)}* -${words[0]!}`,
+      `${words[8]!} ${words[8]!}`,
+      'naive',
+      'cafe*',
+      'zzzznothing*',
+    ];
+    const engine = (l: Ledger): SqliteEngine => (l.progress as unknown as { engine: SqliteEngine }).engine;
+    const index = (l: Ledger): TermIndex => (l.progress as unknown as { terms: TermIndex }).terms;
+    async function compare(l: Ledger, label: string): Promise<void> {
+      for (const text of queries) {
+        for (const offset of [0, 20]) {
+          const want = reference(docs, text, offset, 20);
+          const got = await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset });
+          assert.equal(got.total, want.total, `${label}: total of ${text}`);
+          assert.deepEqual(
+            got.entries.map((e) => e.id),
+            want.ids,
+            `${label}: ${text} at ${offset}`,
+          );
+          assert.deepEqual(got, await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset, startDate: '1970-01-01' }), `${label}: ${text} through SQL`);
+          // The saved hits of rankedHits.ts (the path before the term index) give the same page.
+          const query = parseFullText(text)!;
+          const [fromTerms, saved] = engine(l).read((tx) => [index(l).page(tx, query, offset, 20), new RankedHitsCache().page(tx, query, offset, 20)]);
+          assert.ok(fromTerms, `${label}: ${text} answered by the term index`);
+          assert.deepEqual(fromTerms, saved, `${label}: ${text} as the saved hits give it`);
+        }
+      }
+    }
+    await compare(a, 'first');
+    assert.equal(termStats(a).builds, 1);
+    assert.equal(stats(a).builds, 0, 'no query read its hits from FTS4');
+
+    // Entries appended by another handle, one with accents: FTS4's segments written since are read.
+    const b = await open(file);
+    const more = makeCorpus(40, 17, words);
+    more.push({ id: 'accent-3', title: 'Naïve café', content: `Crème ${words[2]!} brûlée, ${words[45]!} naïve.`, createdAt: new Date(BASE + 7 * 60_000).toISOString(), seq: 0 });
+    for (const d of more) await insert(b, d);
+    await b.progress.flushIndex();
+    await compare(a, 'appended');
+    assert.deepEqual([termStats(a).builds, stats(a).builds], [1, 0]);
+    assert.ok(termStats(a).followed >= 1);
+
+    // A deletion rebuilds it; restored entries (new rowids) are appended again.
+    const before = new Date(BASE + 90 * 60_000).toISOString();
+    const removed = await b.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
+    assert.ok(removed > 100, `archived ${removed}`);
+    const kept = docs.filter((d) => d.createdAt >= before);
+    const gone = docs.filter((d) => d.createdAt < before);
+    docs.length = 0;
+    docs.push(...kept);
+    await compare(a, 'archived');
+    assert.equal(termStats(a).builds, 2);
+    await b.transfer.restoreArchived();
+    for (const d of gone) docs.push({ ...d, seq: seq++ });
+    await compare(a, 'restored');
+    assert.equal(stats(a).builds, 0);
   });
 });
 

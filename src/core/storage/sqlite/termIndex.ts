@@ -1,0 +1,671 @@
+// Ranked full-text search of words and prefixes from an in-memory term index, so that the first
+// search of a query is as fast as a repeated one. FTS4 ranks only through a function called per
+// matching row (matchinfo, then BM25 in JavaScript), which costs a second or more for a word found
+// in half of 100k entries; the saved hits of rankedHits.ts make the second search of the same query
+// fast, not the first, and typing in the palette makes every key a new query.
+//
+// The index is read from FTS4's own segments (%_segdir, %_segments): per term, per document, the
+// number of positions in the title and in the content, which is all BM25 over matchinfo needs of
+// a phrase of one word. Tokens are FTS4's own (unicode61, any script), so no tokenizer is written
+// here; column lengths come from %_docsize and the index-wide totals from %_stat, as matchinfo
+// reads them. A prefix is the range of terms that start with it in the sorted dictionary (FTS4
+// sums the positions of every matching term, and a document has the phrase if any term matches).
+// Scores are computed by bm25Part/bm25Idf, the same operations in the same order as bm25Of, so
+// the order, ties included, is the SQL path's.
+//
+// Layout: each term's postings are varint-coded runs (one run per segment the term occurs in:
+// docid delta, then tf of the content * 8 + tf of the title, capped at 7 with the rest after),
+// in one byte buffer, chained per term oldest segment first. A term whose runs overlap (a
+// document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
+// is resolved newest first when read. Built on the first ranked search that it can answer (one
+// pass over the segments); followed: segments written since are read for documents above the last
+// one held (appends); a deletion or a change of text (search_epoch) rebuilds it. After building or
+// following, every document's positions summed over terms must equal its %_docsize lengths, and
+// the documents and tokens %_stat's totals, or the index is not used (the saved-hits path answers).
+//
+// Not answered here (rankedHits.ts answers them): phrases of several words, which need positions,
+// and queries with a word outside ASCII (its folding is unicode61's, not rewritten here).
+
+import { crc32 } from './crc32';
+import type { ReadTx } from './engine';
+import { averages, epochOf, orderCandidates, readTotals, topCandidates, type RankedPage, type RowFilter, type Totals } from './rankedHits';
+import { bm25Idf, bm25Part, collecting, type FullTextQuery, type Phrase } from './search';
+
+/** FTS4 keeps prefix indexes at levels from 1024 on (the table declares none; skipped if any). */
+const PREFIX_LEVELS = 1024;
+/** Per-docid arrays: a ledger whose rowids go beyond this is left to the saved-hits path. */
+const MAX_DOCID = 50_000_000;
+/** Postings and runs held at most; a larger index is not built (the saved-hits path answers). */
+const MAX_BYTES = 512 * 1024 * 1024;
+
+const ASCII_WORD = /^[\x21-\x7e]+$/;
+
+class Bytes {
+  data = new Uint8Array(1 << 16);
+  length = 0;
+  /** Once trimmed, the buffer grows by an eighth at a time instead of doubling. */
+  private trimmed = false;
+  varint(v: number): void {
+    if (this.length + 10 > this.data.length) {
+      const next = new Uint8Array(this.trimmed ? this.length + 10 + Math.max(1 << 20, this.length >> 3) : this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    while (v >= 0x80) {
+      this.data[this.length++] = v % 0x80 | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.data[this.length++] = v;
+  }
+  trim(): void {
+    if (this.data.length > this.length) this.data = this.data.slice(0, this.length);
+    this.trimmed = true;
+  }
+}
+
+class Ints {
+  data: Int32Array;
+  length = 0;
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(capacity);
+  }
+  push(v: number): number {
+    if (this.length === this.data.length) this.grow(this.length + 1);
+    this.data[this.length] = v;
+    return this.length++;
+  }
+  grow(size: number): void {
+    if (size <= this.data.length) return;
+    const next = new Int32Array(Math.max(size, this.data.length * 2));
+    next.set(this.data);
+    this.data = next;
+  }
+}
+
+interface Segment {
+  key: string;
+  start: number;
+  leavesEnd: number;
+  root: Uint8Array;
+}
+
+/** The index of one ledger at one search_epoch. */
+interface State {
+  epoch: number;
+  /** The largest docid held; documents above it were appended since. */
+  upto: number;
+  totals: Totals;
+  segments: Set<string>;
+  ids: Map<string, number>;
+  terms: string[];
+  /** Term ids in string order, for prefixes. */
+  sorted: Uint32Array;
+  head: Ints;
+  tail: Ints;
+  /** Last docid of each term's runs so far. */
+  last: Ints;
+  /** Terms whose runs overlap or mark deletions: resolved newest first when read. */
+  mixed: Uint8Array;
+  runStart: Ints;
+  runEnd: Ints;
+  runNext: Ints;
+  bytes: Bytes;
+  /** Column lengths by docid. */
+  len: [Uint32Array, Uint32Array];
+}
+
+/** One phrase's occurrences per docid, the documents that have it, and per column how many (matchinfo's 'x'). */
+interface Counts {
+  tf0s: Uint32Array;
+  tf1s: Uint32Array;
+  /** The documents with the phrase: the first `found` of these. */
+  docs: Uint32Array;
+  found: number;
+  withHit: [number, number];
+}
+
+/** How a query's words are looked up; undefined when this index does not answer it. */
+function wordsOf(query: FullTextQuery): { positives: Phrase[]; negatives: Phrase[] } | undefined {
+  const one = (p: Phrase): boolean => p.words.length === 1 && ASCII_WORD.test(p.words[0]!);
+  if (!query.phrases.every(one) || !query.negatives.every(one)) return undefined;
+  return { positives: query.phrases, negatives: query.negatives };
+}
+
+function grown(a: Uint32Array, size: number): Uint32Array {
+  if (size <= a.length) return a;
+  const next = new Uint32Array(Math.max(size, a.length * 2));
+  next.set(a);
+  return next;
+}
+
+/** Where `varint` reads next (module-level, so that reading a number allocates nothing). */
+let cursor = 0;
+
+/** The varint at `cursor` (SQLite's: 7 bits a byte, low bits first), moving the cursor past it. */
+function varint(data: Uint8Array): number {
+  let b = data[cursor++]!;
+  if (b < 0x80) return b;
+  let v = b & 0x7f;
+  let scale = 0x80;
+  do {
+    b = data[cursor++]!;
+    v += (b & 0x7f) * scale;
+    scale *= 0x80;
+  } while (b & 0x80);
+  return v;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * `fn()`, or undefined when it throws: segments this reader does not expect (a format it does not
+ * know, damage) leave ranked search to the saved hits instead of failing it.
+ */
+function unthrown<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
+
+export class TermIndex {
+  private state: State | undefined;
+  /** The epoch and document count at which building or following failed its checks. */
+  private failed: { epoch: number; n: number } | undefined;
+  readonly stats = { builds: 0, followed: 0, answered: 0 };
+
+  /**
+   * The total and one page of the ranked hits of `query`, or undefined when this index does not
+   * answer it (the caller asks the saved-hits path): phrases of several words, non-ASCII words,
+   * entries waiting to be indexed, or an index that failed its checks.
+   */
+  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter): RankedPage | undefined {
+    const words = wordsOf(query);
+    if (!words) return undefined;
+    if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return undefined;
+    const s = this.current(tx);
+    if (!s) return undefined;
+    this.stats.answered++;
+    return this.rank(tx, s, query, offset, limit, only);
+  }
+
+  /** Builds or follows the index now (nothing while entries wait to be indexed). */
+  prepare(tx: ReadTx): void {
+    if (!tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) this.current(tx);
+  }
+
+  /** Bytes held by the index (typed arrays exactly; terms and their map estimated). */
+  memoryBytes(): number {
+    const s = this.state;
+    if (!s) return 0;
+    let strings = 0;
+    for (const t of s.terms) strings += 2 * t.length + 32;
+    const typed =
+      s.bytes.data.byteLength +
+      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext].reduce((sum, a) => sum + a.data.byteLength, 0) +
+      s.mixed.byteLength +
+      s.sorted.byteLength +
+      s.len[0].byteLength +
+      s.len[1].byteLength;
+    return typed + strings + s.terms.length * 48;
+  }
+
+  private current(tx: ReadTx): State | undefined {
+    const epoch = epochOf(tx);
+    const totals = readTotals(tx);
+    if (!totals) return undefined;
+    const s = this.state;
+    if (s && s.epoch === epoch) {
+      if (totals.n === s.totals.n && totals.tokens.every((t, j) => t === s.totals.tokens[j])) return s;
+      if (unthrown(() => this.follow(tx, s, totals))) return s;
+    }
+    this.state = undefined;
+    if (this.failed?.epoch === epoch && this.failed.n === totals.n) return undefined;
+    const built = unthrown(() => this.build(tx, epoch, totals));
+    if (!built) this.failed = { epoch, n: totals.n };
+    this.state = built;
+    return built;
+  }
+
+  private build(tx: ReadTx, epoch: number, totals: Totals): State | undefined {
+    this.stats.builds++;
+    const s: State = {
+      epoch,
+      upto: -1,
+      totals,
+      segments: new Set(),
+      ids: new Map(),
+      terms: [],
+      sorted: new Uint32Array(0),
+      head: new Ints(),
+      tail: new Ints(),
+      last: new Ints(),
+      mixed: new Uint8Array(1024),
+      runStart: new Ints(1 << 14),
+      runEnd: new Ints(1 << 14),
+      runNext: new Ints(1 << 14),
+      bytes: new Bytes(),
+      len: [new Uint32Array(1024), new Uint32Array(1024)],
+    };
+    if (!this.read(tx, s, totals, -1)) return undefined;
+    s.bytes.trim();
+    return s;
+  }
+
+  /** Brings the index up to date with documents appended since; false when it must be rebuilt. */
+  private follow(tx: ReadTx, s: State, totals: Totals): boolean {
+    if (!this.read(tx, s, totals, s.upto)) return false;
+    this.stats.followed++;
+    return true;
+  }
+
+  /**
+   * Reads the documents above `after`: their lengths from %_docsize, their postings from the
+   * segments not read before, then checks them against %_stat. Mutates `s` (dropped on false).
+   */
+  private read(tx: ReadTx, s: State, totals: Totals, after: number): boolean {
+    // Lengths of the new documents.
+    let docs = 0;
+    const tokens: [number, number] = [0, 0];
+    const added: number[] = [];
+    let bad = false;
+    collecting(
+      (docid, blob) => {
+        if (!(blob instanceof Uint8Array) || docid < 0 || docid > MAX_DOCID) {
+          bad = true;
+          return;
+        }
+        cursor = 0;
+        const l0 = varint(blob);
+        const l1 = varint(blob);
+        if (docid >= s.len[0].length) s.len = [grown(s.len[0], docid + 1), grown(s.len[1], docid + 1)];
+        s.len[0][docid] = l0;
+        s.len[1][docid] = l1;
+        tokens[0]! += l0;
+        tokens[1]! += l1;
+        docs++;
+        added.push(docid);
+      },
+      () => tx.get('SELECT count(ap_collect(docid, size)) AS n FROM log_entries_fts_docsize WHERE docid > ?', [after]),
+    );
+    if (bad) return false;
+    const held = after < 0 ? 0 : s.totals.n;
+    if (held + docs !== totals.n) return false;
+    if (!totals.tokens.every((t, j) => t === (after < 0 ? 0 : s.totals.tokens[j]!) + tokens[j]!)) return false;
+    // Segments not read yet, oldest first (FTS4's order: higher levels, then lower idx, are older).
+    const rows = tx.all<{ level: number; idx: number; start_block: number; leaves_end_block: number; end_block: unknown; root: unknown }>(
+      'SELECT level, idx, start_block, leaves_end_block, end_block, root FROM log_entries_fts_segdir WHERE level < ? ORDER BY level DESC, idx ASC',
+      [PREFIX_LEVELS],
+    );
+    const segments: Segment[] = rows.map((r) => {
+      const root = r.root instanceof Uint8Array ? r.root : new Uint8Array(0);
+      return {
+        key: `${r.level}:${r.idx}:${r.start_block}:${r.leaves_end_block}:${String(r.end_block)}:${root.length}:${crc32(root)}`,
+        start: Number(r.start_block),
+        leavesEnd: Number(r.leaves_end_block),
+        root,
+      };
+    });
+    const sums: [Uint32Array, Uint32Array] = [new Uint32Array(s.len[0].length), new Uint32Array(s.len[1].length)];
+    const termsBefore = s.terms.length;
+    const touched = new Set<number>();
+    for (const seg of segments) {
+      if (s.segments.has(seg.key)) continue;
+      if (seg.start === 0) {
+        if (!this.leaf(s, seg.root, after, sums, touched)) return false;
+      } else {
+        let ok = true;
+        collecting(
+          (_blockid, block) => {
+            if (ok && block instanceof Uint8Array) ok = this.leaf(s, block, after, sums, touched);
+            else ok = false;
+          },
+          () => tx.get('SELECT count(ap_collect(blockid, block)) AS n FROM log_entries_fts_segments WHERE blockid BETWEEN ? AND ?', [seg.start, seg.leavesEnd]),
+        );
+        if (!ok) return false;
+      }
+      if (s.bytes.length + 12 * s.runStart.length > MAX_BYTES) return false;
+    }
+    s.segments = new Set(segments.map((seg) => seg.key));
+    // Terms whose runs overlap: what the sums counted twice or for deleted documents, corrected.
+    for (const t of touched) {
+      if (!s.mixed[t]) continue;
+      this.visit(s, t, false, (docid, tf0, tf1) => {
+        if (docid > after) {
+          sums[0][docid]! -= tf0;
+          sums[1][docid]! -= tf1;
+        }
+      });
+      this.visit(s, t, true, (docid, tf0, tf1) => {
+        if (docid > after) {
+          sums[0][docid]! += tf0;
+          sums[1][docid]! += tf1;
+        }
+      });
+    }
+    // Every new document's positions, summed over its terms, are its lengths; nothing else was added.
+    const isNew = new Uint8Array(sums[0].length);
+    for (const d of added) {
+      if (d >= sums[0].length || sums[0][d] !== s.len[0][d] || sums[1][d] !== s.len[1][d]) return false;
+      isNew[d] = 1;
+    }
+    for (let d = Math.max(0, after + 1); d < sums[0].length; d++) if ((sums[0][d] !== 0 || sums[1][d] !== 0) && !isNew[d]) return false;
+    for (const d of added) if (d > s.upto) s.upto = d;
+    s.totals = totals;
+    if (s.terms.length > termsBefore) s.sorted = this.merged(s, termsBefore);
+    return true;
+  }
+
+  /** The sorted term ids with the terms from `from` on merged in. */
+  private merged(s: State, from: number): Uint32Array {
+    const terms = s.terms;
+    const fresh = Array.from({ length: terms.length - from }, (_, k) => from + k).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
+    const out = new Uint32Array(terms.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < s.sorted.length || j < fresh.length) {
+      if (j >= fresh.length || (i < s.sorted.length && terms[s.sorted[i]!]! < terms[fresh[j]!]!)) out[k++] = s.sorted[i++]!;
+      else out[k++] = fresh[j++]!;
+    }
+    return out;
+  }
+
+  /** Reads one leaf node: every term's doclist, documents above `after` only. */
+  private leaf(s: State, block: Uint8Array, after: number, sums: [Uint32Array, Uint32Array], touched: Set<number>): boolean {
+    let term = new Uint8Array(64);
+    let at = 0;
+    const end = block.length;
+    const bytes = s.bytes;
+    while (at < end) {
+      // The leaf's first varint is its height (0), read as the first term's shared prefix.
+      cursor = at;
+      const prefix = varint(block);
+      const suffix = varint(block);
+      at = cursor;
+      if (suffix <= 0 || at + suffix > end) return false;
+      if (prefix + suffix > term.length) {
+        const next = new Uint8Array(2 * (prefix + suffix));
+        next.set(term);
+        term = next;
+      }
+      term.set(block.subarray(at, at + suffix), prefix);
+      at += suffix;
+      const length = prefix + suffix;
+      cursor = at;
+      const size = varint(block);
+      at = cursor;
+      const stop = at + size;
+      if (stop > end) return false;
+      // The doclist: docid deltas, each followed by its position list.
+      let p = at;
+      let docid = 0;
+      let previous = 0;
+      let first = -1;
+      let deleted = false;
+      const runAt = bytes.length;
+      while (p < stop) {
+        let b = block[p++]!;
+        if (b < 0x80) docid += b;
+        else {
+          cursor = p - 1;
+          docid += varint(block);
+          p = cursor;
+        }
+        let tf0 = 0;
+        let tf1 = 0;
+        let column = 0;
+        for (;;) {
+          b = block[p++]!;
+          if (b === 0) break;
+          if (b === 1) {
+            cursor = p;
+            column = varint(block);
+            p = cursor;
+            continue;
+          }
+          while (b & 0x80) b = block[p++]!;
+          if (column === 0) tf0++;
+          else tf1++;
+        }
+        if (p > stop) return false;
+        if (docid <= after) continue;
+        if (docid > MAX_DOCID) return false;
+        if (first < 0) first = docid;
+        if (tf0 === 0 && tf1 === 0) deleted = true;
+        bytes.varint(docid - previous);
+        previous = docid;
+        if (tf0 < 7) bytes.varint(tf1 * 8 + tf0);
+        else {
+          bytes.varint(tf1 * 8 + 7);
+          bytes.varint(tf0 - 7);
+        }
+        if (docid >= sums[0].length) {
+          // A document %_docsize does not have (deleted, its postings superseded), or a check fails.
+          sums[0] = grown(sums[0], docid + 1);
+          sums[1] = grown(sums[1], docid + 1);
+          s.len = [grown(s.len[0], sums[0].length), grown(s.len[1], sums[0].length)];
+        }
+        sums[0][docid]! += tf0;
+        sums[1][docid]! += tf1;
+      }
+      at = stop;
+      if (first < 0) continue;
+      // The run, chained to its term.
+      let text = '';
+      let ascii = true;
+      for (let k = 0; k < length; k++) {
+        const c = term[k]!;
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        text += String.fromCharCode(c);
+      }
+      if (!ascii) text = utf8.decode(term.subarray(0, length));
+      let t = s.ids.get(text);
+      if (t === undefined) {
+        t = s.terms.length;
+        s.ids.set(text, t);
+        s.terms.push(text);
+        s.head.push(-1);
+        s.tail.push(-1);
+        s.last.push(-1);
+        if (t >= s.mixed.length) {
+          const next = new Uint8Array(s.mixed.length * 2);
+          next.set(s.mixed);
+          s.mixed = next;
+        }
+      }
+      const run = s.runStart.push(runAt);
+      s.runEnd.push(bytes.length);
+      s.runNext.push(-1);
+      if (first <= s.last.data[t]! || deleted) s.mixed[t] = 1;
+      s.last.data[t] = previous;
+      const tail = s.tail.data[t]!;
+      if (tail < 0) s.head.data[t] = run;
+      else s.runNext.data[tail] = run;
+      s.tail.data[t] = run;
+      touched.add(t);
+    }
+    return true;
+  }
+
+  /** Every posting of term `t`; `resolved`: each document once, as its newest run has it, deletions left out. */
+  private visit(s: State, t: number, resolved: boolean, fn: (docid: number, tf0: number, tf1: number) => void): void {
+    const newest = resolved ? new Map<number, number>() : undefined;
+    const data = s.bytes.data;
+    for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
+      const p = s.runStart.data[r]!;
+      const end = s.runEnd.data[r]!;
+      let docid = 0;
+      cursor = p;
+      while (cursor < end) {
+        docid += varint(data);
+        const v = varint(data);
+        let tf0 = v & 7;
+        const tf1 = (v - tf0) / 8;
+        if (tf0 === 7) tf0 += varint(data);
+        if (newest) newest.set(docid, tf0 * 2 ** 26 + tf1);
+        else fn(docid, tf0, tf1);
+      }
+    }
+    if (newest) {
+      for (const [docid, packed] of newest) {
+        const tf1 = packed % 2 ** 26;
+        const tf0 = (packed - tf1) / 2 ** 26;
+        if (tf0 > 0 || tf1 > 0) fn(docid, tf0, tf1);
+      }
+    }
+  }
+
+  /** The term ids a query word stands for: the word itself, or every term it starts when a prefix. */
+  private expand(s: State, phrase: Phrase): number[] {
+    const word = phrase.words[0]!.toLowerCase();
+    if (!phrase.prefix) {
+      const t = s.ids.get(word);
+      return t === undefined ? [] : [t];
+    }
+    let lo = 0;
+    let hi = s.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (s.terms[s.sorted[mid]!]! < word) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: number[] = [];
+    for (let k = lo; k < s.sorted.length && s.terms[s.sorted[k]!]!.startsWith(word); k++) out.push(s.sorted[k]!);
+    return out;
+  }
+
+  /** Adds the postings of term `t` to a phrase's counts. */
+  private accumulate(s: State, t: number, c: Counts): void {
+    const { tf0s, tf1s, docs } = c;
+    let found = c.found;
+    let hit0 = c.withHit[0];
+    let hit1 = c.withHit[1];
+    const add = (docid: number, tf0: number, tf1: number): void => {
+      if (tf0s[docid] === 0 && tf1s[docid] === 0) docs[found++] = docid;
+      if (tf0 > 0 && tf0s[docid] === 0) hit0++;
+      if (tf1 > 0 && tf1s[docid] === 0) hit1++;
+      tf0s[docid]! += tf0;
+      tf1s[docid]! += tf1;
+    };
+    if (s.mixed[t]) this.visit(s, t, true, add);
+    else {
+      // The hot loop: the term's runs decoded in place.
+      const data = s.bytes.data;
+      for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
+        let p = s.runStart.data[r]!;
+        const end = s.runEnd.data[r]!;
+        let docid = 0;
+        while (p < end) {
+          let b = data[p++]!;
+          if (b < 0x80) docid += b;
+          else {
+            cursor = p - 1;
+            docid += varint(data);
+            p = cursor;
+          }
+          b = data[p++]!;
+          if (b >= 0x80) {
+            cursor = p - 1;
+            b = varint(data);
+            p = cursor;
+          }
+          let tf0 = b & 7;
+          const tf1 = (b - tf0) / 8;
+          if (tf0 === 7) {
+            cursor = p;
+            tf0 += varint(data);
+            p = cursor;
+          }
+          const had0 = tf0s[docid]!;
+          const had1 = tf1s[docid]!;
+          if (had0 === 0 && had1 === 0) docs[found++] = docid;
+          if (tf0 > 0 && had0 === 0) hit0++;
+          if (tf1 > 0 && had1 === 0) hit1++;
+          tf0s[docid] = had0 + tf0;
+          tf1s[docid] = had1 + tf1;
+        }
+      }
+    }
+    c.found = found;
+    c.withHit = [hit0, hit1];
+  }
+
+  private rank(tx: ReadTx, s: State, query: FullTextQuery, offset: number, limit: number, only: RowFilter | undefined): RankedPage {
+    const size = s.len[0].length;
+    const byWord = new Map<string, Counts>();
+    const countsOf = (phrase: Phrase): Counts => {
+      const key = `${phrase.words[0]!.toLowerCase()}${phrase.prefix ? '*' : ''}`;
+      const known = byWord.get(key);
+      if (known) return known;
+      const c: Counts = { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
+      for (const t of this.expand(s, phrase)) this.accumulate(s, t, c);
+      byWord.set(key, c);
+      return c;
+    };
+    const phrases = query.phrases.map(countsOf);
+    // The hits: documents with every phrase of some group, and none of the excluded ones.
+    let out: Uint8Array | undefined;
+    for (const c of query.negatives.map(countsOf)) {
+      out ??= new Uint8Array(size);
+      for (let k = 0; k < c.found; k++) out[c.docs[k]!] = 1;
+    }
+    const hits = new Uint32Array(size);
+    let total = 0;
+    const seen = query.groups.length > 1 ? new Uint8Array(size) : undefined;
+    let numbered = 0;
+    for (const group of query.groups) {
+      const members = group.map(() => phrases[numbered++]!);
+      if (members.length === 0) continue;
+      const smallest = members.reduce((a, b) => (b.found < a.found ? b : a));
+      const others = members.filter((m) => m !== smallest);
+      for (let k = 0; k < smallest.found; k++) {
+        const d = smallest.docs[k]!;
+        if (seen) {
+          if (seen[d]) continue;
+        }
+        let all = true;
+        for (const m of others) {
+          if (m.tf0s[d] === 0 && m.tf1s[d] === 0) {
+            all = false;
+            break;
+          }
+        }
+        if (!all) continue;
+        if (seen) seen[d] = 1;
+        if (out?.[d]) continue;
+        if (only && !only.has(d)) continue;
+        hits[total++] = d;
+      }
+    }
+    if (total === 0 || offset >= total) return { total, rowids: [] };
+    // BM25 of each hit, as bm25Of computes it from matchinfo 'pcnalx'.
+    const n = s.totals.n;
+    const avg = averages(s.totals);
+    const idf = phrases.map((c) => [bm25Idf(n, c.withHit[0]), bm25Idf(n, c.withHit[1])] as const);
+    const rowids = hits.subarray(0, total);
+    const scores = new Float64Array(total);
+    const [len0, len1] = s.len;
+    // Phrase by phrase, title then content, each added to the hit's sum: the additions of bm25Of
+    // in its order (from 0), so the sums are the same numbers.
+    for (let i = 0; i < phrases.length; i++) {
+      const { tf0s, tf1s } = phrases[i]!;
+      const [idf0, idf1] = idf[i]!;
+      const avg0 = avg[0]!;
+      const avg1 = avg[1]!;
+      for (let h = 0; h < total; h++) {
+        const d = rowids[h]!;
+        const f0 = tf0s[d]!;
+        if (f0 !== 0) scores[h] = scores[h]! + bm25Part(0, idf0, f0, len0[d]!, avg0);
+        const f1 = tf1s[d]!;
+        if (f1 !== 0) scores[h] = scores[h]! + bm25Part(1, idf1, f1, len1[d]!, avg1);
+      }
+    }
+    const want = Math.min(total, offset + limit);
+    return { total, rowids: orderCandidates(tx, topCandidates(scores, rowids, total, want), scores, rowids, offset, want) };
+  }
+}
