@@ -93,8 +93,7 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
     }
     if (!options.start) throw new LedgerError('unavailable', `No ledger host answers for ${paths.ledger}`, { details: { reason: 'absent' } });
     if (Date.now() > options.deadline) throw unreachable(paths, lastError);
-    const owner = readOwnerFile(paths.pid);
-    if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
+    if (hostComing(paths)) {
       // A host is starting (or finishing a handover): wait for its socket.
       await sleep(Math.min(5 + round * 2, 25));
       continue;
@@ -116,6 +115,12 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
       await sleep(Math.min(5 + round * 2, 25));
     }
   }
+}
+
+/** A live host holds the pid file (serving, or about to), or a newer build's is on its way. */
+function hostComing(paths: HostPaths): boolean {
+  const owner = readOwnerFile(paths.pid);
+  return (owner !== undefined && processAlive(owner.pid)) || newerBuildComing(paths);
 }
 
 /**
@@ -190,8 +195,7 @@ async function startHost(options: ReachOptions): Promise<void> {
   child.unref();
   const until = Math.min(options.deadline, Date.now() + 8_000);
   while (exit === undefined && Date.now() < until) {
-    const owner = readOwnerFile(paths.pid);
-    if ((owner && processAlive(owner.pid)) || newerBuildComing(paths)) {
+    if (hostComing(paths)) {
       try {
         (await connectSocket(paths.socket, 500)).destroy();
         return;
@@ -205,8 +209,7 @@ async function startHost(options: ReachOptions): Promise<void> {
   // It left without serving. Lost to another host (or a standby taking over): wait for that one.
   // Else it cannot serve this ledger, and a host started again would leave the same way: say why
   // now (the client opens the ledger directly) instead of starting hosts until the deadline.
-  const owner = readOwnerFile(paths.pid);
-  if ((owner && processAlive(owner.pid)) || newerBuildComing(paths) || standbyAlive(paths)) return;
+  if (hostComing(paths) || standbyAlive(paths)) return;
   const reason = lastLogLine(paths.log, spawnedAt);
   throw new LedgerError('unavailable', `The ledger host for ${paths.ledger} exited at start (${exit})${reason ? `: ${reason}` : ''}`, {
     details: { reason: 'exited' },
