@@ -120,11 +120,6 @@ export class HostConnection {
       });
       const connection = socketConnection(socket);
       connection.onError(() => undefined);
-      // vscode-jsonrpc rejects pending requests on dispose, not on close: a host killed during the
-      // handshake (after it accepted us) left the hello pending forever, and its client's call with it.
-      const dropped = (): void => connection.dispose();
-      connection.onClose(dropped);
-      socket.once('close', dropped);
       connection.listen();
       let token: string;
       try {
@@ -165,23 +160,21 @@ export class HostConnection {
       // The first host's notices are the ledger's (Services tells them); a later host's are told here.
       if (this.connects > 1) for (const notice of live.notices) this.options.logger?.warn(notice);
       connection.onNotification(METHODS.changed, (change: ChangeParams) => this.fire(change));
-      const lost = (): void => {
-        if (this.live && this.live !== undefined) {
-          void this.live
-            .then((l) => {
-              if (l === live) this.live = undefined;
-            })
-            .catch(() => undefined);
-        }
-        connection.dispose();
-        socket.destroy();
-      };
-      connection.onClose(lost);
-      socket.on('close', lost);
+      // A lost host (its connection is disposed with the socket): the next call connects again.
+      socket.once('close', () => this.forget(live));
       // After the first host, changes may have been missed meanwhile: views read again.
       if (this.connects > 1) setImmediate(() => this.fire({ foreign: true, maintenance: false }));
       return live;
     }
+  }
+
+  /** Forgets `live` if it is still the current connection (a later one is kept). */
+  private forget(live: Live): void {
+    void this.live
+      ?.then((l) => {
+        if (l === live) this.live = undefined;
+      })
+      .catch(() => undefined);
   }
 
   private fire(change: ChangeParams): void {
@@ -205,11 +198,7 @@ export class HostConnection {
       } catch (err) {
         if (err instanceof ResponseError && err.code === LEDGER_ERROR_CODE) throw toLedgerError(err);
         // Lost the host: forget this connection and send the same request to the next one.
-        void this.live
-          ?.then((l) => {
-            if (l === live) this.live = undefined;
-          })
-          .catch(() => undefined);
+        this.forget(live);
         live.connection.dispose();
         if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
         if (Date.now() > deadline) throw new LedgerError('unavailable', `Lost the ledger host for ${this.paths.ledger} and could not reach another; retry.`, { retryable: true });

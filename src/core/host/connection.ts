@@ -1,7 +1,10 @@
-// A JSON-RPC connection over a socket (client and host alike) whose writes never reject: a write
-// to a peer that died (EPIPE) destroys the socket instead, the connection closes, and pending
-// calls are rejected as lost (the client sends them to the next host). vscode-jsonrpc rethrows a
-// failed request write from inside a promise executor, which would be an unhandled rejection.
+// A JSON-RPC connection over a socket (client, host and standby alike) whose writes never reject
+// and whose pending requests never outlive the socket. A write to a peer that died (EPIPE)
+// destroys the socket instead: vscode-jsonrpc rethrows a failed request write from inside a
+// promise executor, which would be an unhandled rejection. When the socket closes the connection
+// is disposed: vscode-jsonrpc rejects pending requests on dispose, not on close, so a peer killed
+// before it answered (a host killed during a client's hello) would leave the request, and the
+// call waiting on it, pending forever. The caller sees the rejection and tries the next host.
 
 import type * as net from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type Message, type MessageConnection } from 'vscode-jsonrpc/node';
@@ -29,5 +32,7 @@ class SafeSocketWriter extends SocketMessageWriter {
 
 export function socketConnection(socket: net.Socket): MessageConnection {
   socket.on('error', () => socket.destroy());
-  return createMessageConnection(new SocketMessageReader(socket), new SafeSocketWriter(socket));
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SafeSocketWriter(socket));
+  socket.once('close', () => connection.dispose());
+  return connection;
 }
