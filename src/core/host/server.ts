@@ -6,7 +6,6 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { socketConnection } from './connection';
@@ -20,8 +19,7 @@ import { FILE_MODE, folderIdentity, writeFileAtomicSync } from '../storage/files
 import { VERSION } from '../version';
 import { ensureOwnPrivateDir, hostPaths, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
-import type { HostCommand } from './start';
-import { withLeanEnv } from '../leanNode';
+import { spawnDetached, type HostCommand } from './start';
 import {
   BUILD,
   compareBuilds,
@@ -464,16 +462,8 @@ class Host {
     const command = this.options.standbyCommand;
     if (!command || this.retiring || process.env.AGENT_PROGRESS_HOST_STANDBY === 'off') return;
     try {
-      const args = [...command.args, '--ledger', this.paths.ledger, '--idle-ms', String(this.options.idleMs), '--standby', '--folder', this.options.folder];
-      const child = spawn(command.command, args, {
-        detached: true,
-        stdio: 'ignore',
-        windowsHide: true,
-        cwd: path.dirname(this.paths.ledger),
-        env: withLeanEnv({ ...process.env, ELECTRON_RUN_AS_NODE: '1' }),
-      });
+      const child = spawnDetached(command, this.paths, ['--idle-ms', String(this.options.idleMs), '--standby', '--folder', this.options.folder]);
       child.once('error', (err) => this.options.logger.warn(`Could not start a standby ledger host: ${err.message}`));
-      child.unref();
     } catch (err) {
       this.options.logger.warn(`Could not start a standby ledger host: ${(err as Error).message}`);
     }

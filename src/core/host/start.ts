@@ -3,7 +3,7 @@
 // never holds its starter's pipes or process group, and a stale socket or pid file of a killed
 // host replaced (the host removes them once it holds the pid file).
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -39,6 +39,24 @@ export function defaultHostCommand(): HostCommand {
   // The host and its standby run lean (leanNode.ts): its JavaScript heap holds little that lives,
   // the ledger being in sql.js's memory; it collects its garbage when idle (server.ts collectWhenIdle).
   return { command: process.execPath, args: [...LEAN_NODE_ARGS, '--expose-gc', path.join(__dirname, 'ledgerHost.js')] };
+}
+
+/**
+ * Starts a host process of `paths`'s ledger (a host, or a host's standby) detached from this one:
+ * its own process group, no stdio (a daemon holding its starter's pipe open hangs whoever waits
+ * for that pipe, a CI run among them), the ledger's folder as its cwd, a plain Node even from
+ * VS Code's Electron extension host, and run lean. Unreferenced: this process may exit first.
+ */
+export function spawnDetached(command: HostCommand, paths: HostPaths, args: string[]): ChildProcess {
+  const child = spawn(command.command, [...command.args, '--ledger', paths.ledger, ...args], {
+    detached: true,
+    stdio: 'ignore',
+    windowsHide: true,
+    cwd: path.dirname(paths.ledger),
+    env: withLeanEnv({ ...process.env, ELECTRON_RUN_AS_NODE: '1' }),
+  });
+  child.unref();
+  return child;
 }
 
 export function connectSocket(socketPath: string, timeoutMs = 2_000): Promise<net.Socket> {
@@ -178,21 +196,11 @@ async function startHost(options: ReachOptions): Promise<void> {
   } catch {
     // none yet
   }
-  const command = options.command ?? defaultHostCommand();
-  const args = [...command.args, '--ledger', paths.ledger, ...(options.idleMs ? ['--idle-ms', String(options.idleMs)] : [])];
-  const child = spawn(command.command, args, {
-    detached: true,
-    stdio: 'ignore',
-    windowsHide: true,
-    cwd: path.dirname(paths.ledger),
-    // VS Code's extension host runs on Electron: make it a plain Node.
-    env: withLeanEnv({ ...process.env, ELECTRON_RUN_AS_NODE: '1' }),
-  });
+  const child = spawnDetached(options.command ?? defaultHostCommand(), paths, options.idleMs ? ['--idle-ms', String(options.idleMs)] : []);
   const spawnedAt = Date.now();
   let exit: string | undefined;
   child.once('exit', (code, signal) => (exit ??= code !== null ? `code ${code}` : `signal ${signal}`));
   child.once('error', (err) => (exit ??= (err as NodeJS.ErrnoException).code ?? err.message));
-  child.unref();
   const until = Math.min(options.deadline, Date.now() + 8_000);
   while (exit === undefined && Date.now() < until) {
     if (hostComing(paths)) {
