@@ -21,3 +21,12 @@ export const LEAN_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THR
 export function withLeanEnv<T extends Record<string, string | undefined>>(env: T): T & Record<string, string | undefined> {
   return { ...LEAN_NODE_ENV, ...env };
 }
+
+/**
+ * How an MCP server of `toolsets` is launched, by the editor's server definitions and by the
+ * configs Connect Other Agents writes alike: `<node> ...args`, run lean, with `env` (whose own
+ * values win over the lean ones).
+ */
+export function serverLaunch(script: string, toolsets: readonly string[], env: Record<string, string>): { args: string[]; env: Record<string, string> } {
+  return { args: [...LEAN_NODE_ARGS, script, '--toolset', toolsets.join(',')], env: withLeanEnv(env) };
+}

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LEAN_NODE_ARGS, LEAN_NODE_ENV } from '../core/leanNode';
+import { serverLaunch } from '../core/leanNode';
 import { defaultProjectId } from '../core/projectId';
 import type { ApiKeyStore } from './apiKey';
 import { MCP_PROVIDER_ID } from './commandIds';
@@ -47,8 +47,6 @@ export function serverLabel(toolset: Toolset): string {
 export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscode.McpStdioServerDefinition {
   const settings = readSettings();
   const env: Record<string, string> = {
-    // Run lean (src/core/leanNode.ts), as the connected agents' configs and the ledger host do.
-    ...LEAN_NODE_ENV,
     // In desktop VS Code process.execPath is the Electron binary; this makes it act as Node.
     ELECTRON_RUN_AS_NODE: '1',
     AGENT_PROGRESS_DB_PATH: deps.ledgerPath,
@@ -62,13 +60,9 @@ export function serverDefinition(deps: McpProviderDeps, toolset: Toolset): vscod
   if (settings.summaryBaseUrl) env.OPENAI_BASE_URL = settings.summaryBaseUrl;
   if (settings.summaryModel) env.AGENT_PROGRESS_MODEL = settings.summaryModel;
   if (toolset === 'traces') Object.assign(env, deps.traceEnv?.() ?? {});
-  const definition = new vscode.McpStdioServerDefinition(
-    serverLabel(toolset),
-    process.execPath,
-    [...LEAN_NODE_ARGS, serverScript(deps.extensionPath), '--toolset', toolset],
-    env,
-    deps.version,
-  );
+  // Run lean, as the connected agents' configs and the ledger host do.
+  const launch = serverLaunch(serverScript(deps.extensionPath), [toolset], env);
+  const definition = new vscode.McpStdioServerDefinition(serverLabel(toolset), process.execPath, launch.args, launch.env, deps.version);
   if (folder) definition.cwd = vscode.Uri.file(folder);
   return definition;
 }

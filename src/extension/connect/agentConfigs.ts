@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { parseJsonConfig, readJsonServer, upsertJsonServerText, type JsonObject } from './jsonMerge';
 import { parse as parseToml } from 'smol-toml';
 import { ConfigFormatError, readTomlServer, upsertTomlServer, type StdioServer } from './tomlMerge';
-import { LEAN_NODE_ARGS, LEAN_NODE_ENV } from '../../core/leanNode';
+import { serverLaunch } from '../../core/leanNode';
 
 export type AgentClientId = 'claude' | 'codex' | 'cursor' | 'gemini' | 'vscode';
 
@@ -111,8 +111,6 @@ export function serverEntries(input: ConnectInput): ServerEntry[] {
     else groups.push([toolset]);
   }
   const env: Record<string, string> = {
-    // Run lean (src/core/leanNode.ts), as the servers the editor starts do.
-    ...LEAN_NODE_ENV,
     ...input.node.env,
     AGENT_PROGRESS_DB_PATH: input.ledgerPath,
     ...(input.databaseUrl ? { AGENT_PROGRESS_DATABASE_URL: withoutPassword(input.databaseUrl) } : {}),
@@ -123,7 +121,8 @@ export function serverEntries(input: ConnectInput): ServerEntry[] {
   return groups.map((toolsets, i) => ({
     name: i === 0 ? SERVER_ENTRY_NAME : `${SERVER_ENTRY_NAME}-${toolsets[0]}`,
     toolsets,
-    launch: { command: input.node.command, args: [...LEAN_NODE_ARGS, input.serverScript, '--toolset', toolsets.join(',')], env: { ...env } },
+    // Run lean, as the servers the editor starts do.
+    launch: { command: input.node.command, ...serverLaunch(input.serverScript, toolsets, env) },
   }));
 }
 
