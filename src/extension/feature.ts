@@ -35,9 +35,13 @@ export type CommandLine<D> = readonly [CommandId, (deps: D, own: Own) => Command
 /** A feature's commands: the CommandIds name of each, and the function that makes its handler. */
 export type CommandTable<D> = Partial<Record<keyof typeof CommandIds, (deps: D, own: Own) => CommandHandler>>;
 
-/** The table as the lines Feature registers: each command's id and maker. */
-export function commandLines<D>(table: CommandTable<D>): CommandLine<D>[] {
-  return Object.entries(table).map(([name, make]) => [CommandIds[name as keyof typeof CommandIds], make!]);
+/** What a feature registers: its table, or lines of any ids (a test's throwaway command). */
+export type Commands<D> = CommandTable<D> | readonly CommandLine<D>[];
+
+/** The commands as lines: each command's id and maker. */
+function commandLines<D>(commands: Commands<D>): readonly CommandLine<D>[] {
+  if (Array.isArray(commands)) return commands as readonly CommandLine<D>[];
+  return Object.entries(commands as CommandTable<D>).map(([name, make]) => [CommandIds[name as keyof typeof CommandIds], make!]);
 }
 
 /** An active feature: disposing it releases its commands, views, status items and pages. */
@@ -45,22 +49,17 @@ export class Feature<D> extends Disposable {
   constructor(
     /** The feature's parts (tests inside VS Code look at them through activate()'s result). */
     readonly deps: D,
-    commands: readonly CommandLine<D>[],
+    commands: Commands<D>,
     owned: readonly DisposableLike[] = [],
   ) {
     super();
     for (const d of owned) this.register(d);
     const own: Own = (d) => this.register(d);
-    for (const [id, make] of commands) this.register(vscode.commands.registerCommand(id, make(deps, own)));
+    for (const [id, make] of commandLines(commands)) this.register(vscode.commands.registerCommand(id, make(deps, own)));
   }
 
   /** A feature that owns its parts (released with it, newest first) and more (subscriptions); its deps are the shared ones and the parts. */
-  static owning<P extends Record<string, DisposableLike>>(
-    shared: Shared,
-    parts: P,
-    commands: readonly CommandLine<Shared & P>[],
-    more: readonly DisposableLike[] = [],
-  ): Feature<Shared & P> {
+  static owning<P extends Record<string, DisposableLike>>(shared: Shared, parts: P, commands: Commands<Shared & P>, more: readonly DisposableLike[] = []): Feature<Shared & P> {
     return new Feature({ ...shared, ...parts }, commands, [...Object.values(parts), ...more]);
   }
 }

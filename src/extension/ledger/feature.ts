@@ -1,7 +1,7 @@
 // The ledger as a whole: export, import, copy to another backend, retention (and its reminder),
 // recovery of set-aside records, its folder. Refreshes the Progress Log after changing entries.
 
-import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
+import { Feature, type Commands, type CommandTable, type Shared } from '../feature';
 import type { ProgressLogDeps } from '../progressLog/feature';
 import { exportLedger } from './commands/exportLedger';
 import { importLedger } from './commands/importLedger';
@@ -20,7 +20,7 @@ export const COMMANDS: CommandTable<LedgerDeps> = { exportLedger, importLedger, 
 export function activateLedger(
   shared: Shared,
   progressLog: Pick<ProgressLogDeps, 'progressLog' | 'progressLogView'>,
-  commands: readonly CommandLine<LedgerDeps>[] = commandLines(COMMANDS),
+  commands: Commands<LedgerDeps> = COMMANDS,
 ): Feature<LedgerDeps> {
   const deps: LedgerDeps = { ...shared, progressLog: progressLog.progressLog, progressLogView: progressLog.progressLogView };
   return new Feature(deps, commands, [registerRetentionReminder(deps)]);

@@ -1,7 +1,7 @@
 // The Progress Log: its tree, the entry pages, search and the tag filter.
 
 import { ViewIds } from '../commandIds';
-import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
+import { Feature, type Commands, type CommandTable, type Shared } from '../feature';
 import { refreshProgressLog } from './commands/refreshProgressLog';
 import { showMoreEntries } from './commands/showMoreEntries';
 import { searchLogs } from './commands/searchLogs';
@@ -35,6 +35,6 @@ export const COMMANDS: CommandTable<ProgressLogDeps> = {
   clearTagFilter,
 };
 
-export function activateProgressLog(shared: Shared, commands: readonly CommandLine<ProgressLogDeps>[] = commandLines(COMMANDS)): Feature<ProgressLogDeps> {
+export function activateProgressLog(shared: Shared, commands: Commands<ProgressLogDeps> = COMMANDS): Feature<ProgressLogDeps> {
   return Feature.owning(shared, parts(shared), commands);
 }

@@ -1,7 +1,7 @@
 // The task queue: its tree, the status bar item, the task pages and the operator's commands.
 
 import { ViewIds } from '../commandIds';
-import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
+import { Feature, type Commands, type CommandTable, type Shared } from '../feature';
 import { refreshTaskQueue } from './commands/refreshTaskQueue';
 import { openTask } from './commands/openTask';
 import { showMoreTasks } from './commands/showMoreTasks';
@@ -37,6 +37,6 @@ export const COMMANDS: CommandTable<QueueDeps> = {
   closeQueueProject,
 };
 
-export function activateQueue(shared: Shared, commands: readonly CommandLine<QueueDeps>[] = commandLines(COMMANDS)): Feature<QueueDeps> {
+export function activateQueue(shared: Shared, commands: Commands<QueueDeps> = COMMANDS): Feature<QueueDeps> {
   return Feature.owning(shared, parts(shared), commands);
 }

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ViewIds } from '../commandIds';
-import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
+import { Feature, type Commands, type CommandTable, type Shared } from '../feature';
 import { startReview } from './commands/startReview';
 import { refreshReview } from './commands/refreshReview';
 import { approveReviewAction } from './commands/approveReviewAction';
@@ -53,7 +53,7 @@ export const COMMANDS: CommandTable<ReviewDeps> = {
   reopenReviewThread,
 };
 
-export function activateReview(shared: Shared, commands: readonly CommandLine<ReviewDeps>[] = commandLines(COMMANDS)): Feature<ReviewDeps> {
+export function activateReview(shared: Shared, commands: Commands<ReviewDeps> = COMMANDS): Feature<ReviewDeps> {
   const feature = Feature.owning(shared, parts(shared), commands);
   feature.deps.reviewModel.watchJournal();
   return feature;

@@ -2,7 +2,7 @@
 // periodic digest, its status bar item and first-run notice).
 
 import { ViewIds } from '../commandIds';
-import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
+import { Feature, type Commands, type CommandTable, type Shared } from '../feature';
 import { refreshAgentSessions } from './commands/refreshAgentSessions';
 import { searchAgentSessions } from './commands/searchAgentSessions';
 import { openAgentSession } from './commands/openAgentSession';
@@ -34,7 +34,7 @@ export const COMMANDS: CommandTable<SessionsDeps> = {
   digestSessions,
 };
 
-export function activateSessions(shared: Shared, commands: readonly CommandLine<SessionsDeps>[] = commandLines(COMMANDS)): Feature<SessionsDeps> {
+export function activateSessions(shared: Shared, commands: Commands<SessionsDeps> = COMMANDS): Feature<SessionsDeps> {
   const made = parts(shared);
   const feature = Feature.owning(shared, made, commands, [watchWhileVisible(made.agentSessionsView, shared.traces)]);
   made.digests.start();

@@ -2,7 +2,7 @@
 // documents of files as they were when a task started.
 
 import { ViewIds } from '../commandIds';
-import { commandLines, Feature, type CommandLine, type CommandTable, type Shared } from '../feature';
+import { Feature, type Commands, type CommandTable, type Shared } from '../feature';
 import { readSettings } from '../settings';
 import { refreshWorkflows } from './commands/refreshWorkflows';
 import { openWorkflow } from './commands/openWorkflow';
@@ -27,7 +27,7 @@ export type WorkflowsDeps = Shared & ReturnType<typeof parts>;
 /** The feature's commands, by their CommandIds name. */
 export const COMMANDS: CommandTable<WorkflowsDeps> = { refreshWorkflows, openWorkflow, openFileChange, copyTrackedTaskId };
 
-export function activateWorkflows(shared: Shared, commands: readonly CommandLine<WorkflowsDeps>[] = commandLines(COMMANDS)): Feature<WorkflowsDeps> {
+export function activateWorkflows(shared: Shared, commands: Commands<WorkflowsDeps> = COMMANDS): Feature<WorkflowsDeps> {
   const made = parts(shared);
   made.reviews.watchJournal(() => void made.workflowStatus.update());
   return Feature.owning(shared, made, commands, [registerSnapshotDocuments(shared.host, shared.logger), made.workflows.onDidRefresh(() => void made.workflowStatus.update())]);
