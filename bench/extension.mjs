@@ -8,8 +8,8 @@
 // Packages with `npm run package` (unless --skip-package and agent-progress.vsix exists), fills
 // a temporary ledger with N entries (default 100,000) through the storage engine's bulk loader,
 // then runs bench/vscode/*.test.ts inside VS Code (the integration harness: code-server and
-// headless Chromium, see scripts/vscode/README.md) with the workspace's agentProgress.ledgerPath
-// set to that ledger. Tables: stdout, bench/results/extension-latest.md and a dated copy.
+// headless Chromium, see scripts/vscode/README.md) with the user's agentProgress.ledgerPath set to
+// that ledger (a machine setting: a workspace's own is ignored). Tables: stdout, bench/results/extension-latest.md and a dated copy.
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -92,14 +92,19 @@ async function main() {
     fs.mkdirSync(path.dirname(ledger), { recursive: true, mode: 0o700 });
     const count = await fillLedger(ledger);
     const workspace = path.join(tmp, 'workspace');
-    fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-    fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'agentProgress.ledgerPath': ledger }));
+    fs.mkdirSync(workspace, { recursive: true });
+    const userSettings = path.join(tmp, 'user-settings.json');
+    fs.writeFileSync(userSettings, JSON.stringify({ 'agentProgress.ledgerPath': ledger }));
 
     say('measuring inside VS Code');
     run(process.execPath, ['esbuild.mjs']);
     run(process.execPath, ['scripts/vscode/buildIntegrationTests.mjs', '--src=bench/vscode', '--out=out/bench-vscode', '--index=test/integration/index.ts']);
     const out = path.join(tmp, 'figures.json');
-    run(path.join(root, 'node_modules', '.bin', 'tsx'), ['test/integration/runTest.ts', '--tests=out/bench-vscode', `--workspace=${workspace}`], { BENCH_OUT: out });
+    run(
+      path.join(root, 'node_modules', '.bin', 'tsx'),
+      ['test/integration/runTest.ts', '--tests=out/bench-vscode', `--workspace=${workspace}`, `--user-settings=${userSettings}`],
+      { BENCH_OUT: out },
+    );
     const f = JSON.parse(fs.readFileSync(out, 'utf8'));
     if (path.resolve(f.ledgerPath) !== path.resolve(ledger)) throw new Error(`the extension opened ${f.ledgerPath}, not ${ledger}`);
 

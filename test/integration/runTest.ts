@@ -4,11 +4,12 @@
 // at a desktop VS Code, else scripts/vscode/code-server-test, which runs code-server's extension
 // host with headless Chromium as the window (bash scripts/vscode/install.sh installs it).
 //
-//   npx tsx test/integration/runTest.ts [--counts=FILE] [--screenshots=DIR] [--workspace=DIR] [--grep=TEXT] [--tests=DIR]
+//   npx tsx test/integration/runTest.ts [--counts=FILE] [--screenshots=DIR] [--workspace=DIR] [--grep=TEXT] [--tests=DIR] [--user-settings=FILE]
 //
 // --counts writes {passes, failures, pending, failed} for scripts/test.mjs; --workspace opens that
 // folder (default: an empty temporary one); --tests runs another bundle than out/integration
-// (bench/extension.mjs uses it). Everything in this process's environment reaches the
+// (bench/extension.mjs uses it); --user-settings adds that JSON file's settings to the user's
+// (machine-scoped ones such as agentProgress.ledgerPath, which a workspace cannot set). Everything in this process's environment reaches the
 // extension host. `node scripts/test.mjs integration` installs, builds and runs this.
 
 import * as fs from 'node:fs';
@@ -49,6 +50,7 @@ async function main(): Promise<number> {
     JSON.stringify({
       'chat.mcp.discovery.enabled': { 'claude-desktop': false, copilot: false, windsurf: false, 'cursor-global': false, 'cursor-workspace': false },
       'chat.mcp.workspaceRootConfig.enabled': false,
+      ...(option('user-settings') ? (JSON.parse(fs.readFileSync(option('user-settings')!, 'utf8')) as Record<string, unknown>) : {}),
     }),
   );
   const countsFile = option('counts');
