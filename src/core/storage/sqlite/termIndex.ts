@@ -6,7 +6,7 @@
 //
 // The index is read from FTS4's own segments (%_segdir, %_segments): per term, per document, the
 // number of positions in the title and in the content, which is all BM25 over matchinfo needs of
-// a phrase of one word. Tokens are FTS4's own (unicode61, any script), so no tokenizer is written
+// a phrase of one word, and the positions themselves, for phrases of several words. Tokens are FTS4's own (unicode61, any script), so no tokenizer is written
 // here; column lengths come from %_docsize and the index-wide totals from %_stat, as matchinfo
 // reads them. A prefix is the range of terms that start with it in the sorted dictionary (FTS4
 // sums the positions of every matching term, and a document has the phrase if any term matches).
@@ -15,7 +15,11 @@
 //
 // Layout: each term's postings are varint-coded runs (one run per segment the term occurs in:
 // docid delta, then tf of the content * 8 + tf of the title, capped at 7 with the rest after),
-// in one byte buffer, chained per term oldest segment first. A term whose runs overlap (a
+// in one byte buffer, chained per term oldest segment first; their positions, in a second byte
+// buffer, per posting its title then its content positions, each the varint of its distance from
+// the one before in its column (FTS4's own deltas; 31 MB for 33 MB of postings at 100k entries).
+// A phrase takes the starts its rarest word gives and keeps those every other word confirms at its
+// offset, within one column (FTS4 keeps positions per column: no phrase spans title and content). A term whose runs overlap (a
 // document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
 // is resolved newest first when read. Built on the first ranked search that it can answer (one
 // pass over the segments); followed: segments written since are read for documents above the last
@@ -23,8 +27,8 @@
 // following, every document's positions summed over terms must equal its %_docsize lengths, and
 // the documents and tokens %_stat's totals, or the index is not used (the saved-hits path answers).
 //
-// Not answered here (rankedHits.ts answers them): phrases of several words, which need positions,
-// and queries with a word outside ASCII (its folding is unicode61's, not rewritten here).
+// Not answered here (rankedHits.ts answers them): queries with a word outside ASCII (its folding
+// is unicode61's, not rewritten here).
 
 import { crc32 } from './crc32';
 import type { ReadTx } from './engine';
@@ -39,6 +43,8 @@ const MAX_DOCID = 50_000_000;
 const MAX_BYTES = 512 * 1024 * 1024;
 
 const ASCII_WORD = /^[\x21-\x7e]+$/;
+/** A phrase start's key: its column times this, plus its position. */
+const COLUMN = 2 ** 32;
 
 class Bytes {
   data = new Uint8Array(1 << 16);
@@ -109,7 +115,15 @@ interface State {
   runStart: Ints;
   runEnd: Ints;
   runNext: Ints;
+  /** Where each run's positions start in `pos`. */
+  runPos: Ints;
   bytes: Bytes;
+  /**
+   * Positions, per posting in run order: its title positions then its content positions (tf0 and
+   * tf1 of them), each a varint of the distance from the previous one in its column (the first
+   * from 0), as FTS4's position lists hold them less 2.
+   */
+  pos: Bytes;
   /** Column lengths by docid. */
   len: [Uint32Array, Uint32Array];
 }
@@ -124,11 +138,88 @@ interface Counts {
   withHit: [number, number];
 }
 
-/** How a query's words are looked up; undefined when this index does not answer it. */
-function wordsOf(query: FullTextQuery): { positives: Phrase[]; negatives: Phrase[] } | undefined {
-  const one = (p: Phrase): boolean => p.words.length === 1 && ASCII_WORD.test(p.words[0]!);
-  if (!query.phrases.every(one) || !query.negatives.every(one)) return undefined;
-  return { positives: query.phrases, negatives: query.negatives };
+/**
+ * The query with each phrase's words as the index's terms (unicode61's tokens: ASCII words
+ * lower-cased), or undefined when this index does not answer it (a word outside ASCII).
+ */
+function tokenized(query: FullTextQuery): FullTextQuery | undefined {
+  let ok = true;
+  const of = (p: Phrase): Phrase => {
+    if (!p.words.every((w) => ASCII_WORD.test(w))) ok = false;
+    return { words: p.words.map((w) => w.toLowerCase()), prefix: p.prefix };
+  };
+  const groups = query.groups.map((g) => g.map(of));
+  const negatives = query.negatives.map(of);
+  return ok ? { match: query.match, groups, negatives, phrases: groups.flat() } : undefined;
+}
+
+/**
+ * The starts of a phrase (`keys`, by document: `docOf`; in `order` when given) as one segment per
+ * candidate document: `cands[j]`'s starts at keys[off[j], off[j] + len[j]), `slot[docid]` = j + 1.
+ * Module-level, as each loop here, so that V8 optimizes it on its own (one call runs it whole).
+ */
+function grouped(docOf: Uint32Array, keyOf: Float64Array, n: number, order: number[] | undefined, size: number) {
+  const keys = new Float64Array(n);
+  const slot = new Int32Array(size);
+  const candsBuf = new Uint32Array(n);
+  const offBuf = new Int32Array(n + 1);
+  let m = 0;
+  let previous = -1;
+  for (let x = 0; x < n; x++) {
+    const from = order ? order[x]! : x;
+    const d = docOf[from]!;
+    keys[x] = keyOf[from]!;
+    if (d !== previous) {
+      candsBuf[m] = d;
+      offBuf[m++] = x;
+      slot[d] = m;
+      previous = d;
+    }
+  }
+  offBuf[m] = n;
+  const cands = candsBuf.subarray(0, m);
+  const off = offBuf.subarray(0, m + 1);
+  const len = new Int32Array(m);
+  for (let j = 0; j < m; j++) len[j] = off[j + 1]! - off[j]!;
+  return { keys, slot, cands, off, len };
+}
+
+/** Keeps, in each candidate's segment, the starts marked (clearing the marks). */
+function keepMarked(keys: Float64Array, mark: Uint8Array, off: Int32Array, len: Int32Array): void {
+  for (let j = 0; j < len.length; j++) {
+    let w = off[j]!;
+    const hi = off[j]! + len[j]!;
+    for (let x = w; x < hi; x++) {
+      if (mark[x]) {
+        keys[w++] = keys[x]!;
+        mark[x] = 0;
+      }
+    }
+    len[j] = w - off[j]!;
+  }
+}
+
+/** The phrase's counts from the starts left: per column, and the documents with any. */
+function counted(keys: Float64Array, cands: Uint32Array, off: Int32Array, len: Int32Array, c: Counts): void {
+  for (let j = 0; j < cands.length; j++) {
+    let tf0 = 0;
+    let tf1 = 0;
+    for (let x = off[j]!; x < off[j]! + len[j]!; x++) {
+      if (keys[x]! < COLUMN) tf0++;
+      else tf1++;
+    }
+    if (tf0 === 0 && tf1 === 0) continue;
+    const d = cands[j]!;
+    c.docs[c.found++] = d;
+    c.tf0s[d] = tf0;
+    c.tf1s[d] = tf1;
+    if (tf0 > 0) c.withHit[0]++;
+    if (tf1 > 0) c.withHit[1]++;
+  }
+}
+
+function emptyCounts(size: number): Counts {
+  return { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
 }
 
 function grown(a: Uint32Array, size: number): Uint32Array {
@@ -177,17 +268,17 @@ export class TermIndex {
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
-   * answer it (the caller asks the saved-hits path): phrases of several words, non-ASCII words,
+   * answer it (the caller asks the saved-hits path): non-ASCII words,
    * entries waiting to be indexed, or an index that failed its checks.
    */
   page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter): RankedPage | undefined {
-    const words = wordsOf(query);
-    if (!words) return undefined;
+    const terms = tokenized(query);
+    if (!terms) return undefined;
     if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return undefined;
     const s = this.current(tx);
     if (!s) return undefined;
     this.stats.answered++;
-    return this.rank(tx, s, query, offset, limit, only);
+    return this.rank(tx, s, terms, offset, limit, only);
   }
 
   /** Builds or follows the index now (nothing while entries wait to be indexed). */
@@ -203,7 +294,8 @@ export class TermIndex {
     for (const t of s.terms) strings += 2 * t.length + 32;
     const typed =
       s.bytes.data.byteLength +
-      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext].reduce((sum, a) => sum + a.data.byteLength, 0) +
+      s.pos.data.byteLength +
+      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext, s.runPos].reduce((sum, a) => sum + a.data.byteLength, 0) +
       s.mixed.byteLength +
       s.sorted.byteLength +
       s.len[0].byteLength +
@@ -245,11 +337,14 @@ export class TermIndex {
       runStart: new Ints(1 << 14),
       runEnd: new Ints(1 << 14),
       runNext: new Ints(1 << 14),
+      runPos: new Ints(1 << 14),
       bytes: new Bytes(),
+      pos: new Bytes(),
       len: [new Uint32Array(1024), new Uint32Array(1024)],
     };
     if (!this.read(tx, s, totals, -1)) return undefined;
     s.bytes.trim();
+    s.pos.trim();
     return s;
   }
 
@@ -325,7 +420,7 @@ export class TermIndex {
         );
         if (!ok) return false;
       }
-      if (s.bytes.length + 12 * s.runStart.length > MAX_BYTES) return false;
+      if (s.bytes.length + s.pos.length + 16 * s.runStart.length > MAX_BYTES) return false;
     }
     s.segments = new Set(segments.map((seg) => seg.key));
     // Terms whose runs overlap: what the sums counted twice or for deleted documents, corrected.
@@ -378,6 +473,7 @@ export class TermIndex {
     let at = 0;
     const end = block.length;
     const bytes = s.bytes;
+    const pos = s.pos;
     while (at < end) {
       // The leaf's first varint is its height (0), read as the first term's shared prefix.
       cursor = at;
@@ -405,6 +501,7 @@ export class TermIndex {
       let first = -1;
       let deleted = false;
       const runAt = bytes.length;
+      const posAt = pos.length;
       while (p < stop) {
         let b = block[p++]!;
         if (b < 0x80) docid += b;
@@ -416,6 +513,7 @@ export class TermIndex {
         let tf0 = 0;
         let tf1 = 0;
         let column = 0;
+        const keep = docid > after;
         for (;;) {
           b = block[p++]!;
           if (b === 0) break;
@@ -425,12 +523,18 @@ export class TermIndex {
             p = cursor;
             continue;
           }
-          while (b & 0x80) b = block[p++]!;
+          if (b & 0x80) {
+            cursor = p - 1;
+            b = varint(block);
+            p = cursor;
+          }
+          if (b < 2) return false;
+          if (keep) pos.varint(b - 2);
           if (column === 0) tf0++;
           else tf1++;
         }
         if (p > stop) return false;
-        if (docid <= after) continue;
+        if (!keep) continue;
         if (docid > MAX_DOCID) return false;
         if (first < 0) first = docid;
         if (tf0 === 0 && tf1 === 0) deleted = true;
@@ -481,6 +585,7 @@ export class TermIndex {
       const run = s.runStart.push(runAt);
       s.runEnd.push(bytes.length);
       s.runNext.push(-1);
+      s.runPos.push(posAt);
       if (first <= s.last.data[t]! || deleted) s.mixed[t] = 1;
       s.last.data[t] = previous;
       const tail = s.tail.data[t]!;
@@ -520,10 +625,9 @@ export class TermIndex {
     }
   }
 
-  /** The term ids a query word stands for: the word itself, or every term it starts when a prefix. */
-  private expand(s: State, phrase: Phrase): number[] {
-    const word = phrase.words[0]!.toLowerCase();
-    if (!phrase.prefix) {
+  /** The term ids a query word (a token) stands for: the word itself, or every term it starts when a prefix. */
+  private expand(s: State, word: string, prefix: boolean): number[] {
+    if (!prefix) {
       const t = s.ids.get(word);
       return t === undefined ? [] : [t];
     }
@@ -537,6 +641,144 @@ export class TermIndex {
     const out: number[] = [];
     for (let k = lo; k < s.sorted.length && s.terms[s.sorted[k]!]!.startsWith(word); k++) out.push(s.sorted[k]!);
     return out;
+  }
+
+  /**
+   * Every posting of term `t` (each document once, as its newest run has it, deletions left out)
+   * with where its positions start in `s.pos`.
+   */
+  private each(s: State, t: number, fn: (docid: number, tf0: number, tf1: number, at: number) => void): void {
+    const data = s.bytes.data;
+    const pos = s.pos.data;
+    const newest = s.mixed[t] ? new Map<number, [number, number, number]>() : undefined;
+    for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
+      const end = s.runEnd.data[r]!;
+      let q = s.runPos.data[r]!;
+      let docid = 0;
+      let p = s.runStart.data[r]!;
+      while (p < end) {
+        let b = data[p++]!;
+        if (b < 0x80) docid += b;
+        else {
+          cursor = p - 1;
+          docid += varint(data);
+          p = cursor;
+        }
+        b = data[p++]!;
+        if (b >= 0x80) {
+          cursor = p - 1;
+          b = varint(data);
+          p = cursor;
+        }
+        let tf0 = b & 7;
+        const tf1 = (b - tf0) / 8;
+        if (tf0 === 7) {
+          cursor = p;
+          tf0 += varint(data);
+          p = cursor;
+        }
+        const at = q;
+        for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
+        if (newest) newest.set(docid, [tf0, tf1, at]);
+        else fn(docid, tf0, tf1, at);
+      }
+    }
+    if (newest) for (const [docid, [tf0, tf1, at]] of newest) if (tf0 > 0 || tf1 > 0) fn(docid, tf0, tf1, at);
+  }
+
+  /**
+   * The counts of a phrase of several words (the last a prefix when `prefix`), as matchinfo
+   * gives them: occurrences in each column of each document, overlapping ones counted, never
+   * across the title and the content (FTS4 keeps positions per column). Candidates are the
+   * documents of the rarest word where every word is in one column; each occurrence of the
+   * rarest word gives a start, which every other word must confirm at its offset from it.
+   */
+  private phraseCounts(s: State, words: string[], prefix: boolean, size: number): Counts {
+    const c = emptyCounts(size);
+    const k = words.length;
+    const termsOf = words.map((w, i) => this.expand(s, w, prefix && i === k - 1));
+    if (termsOf.some((ts) => ts.length === 0)) return c;
+    // How rare each word is, by the bytes of its postings.
+    const weight = termsOf.map((ts) => {
+      let sum = 0;
+      for (const t of ts) for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
+      return sum;
+    });
+    let r = 0;
+    for (let i = 1; i < k; i++) if (weight[i]! < weight[r]!) r = i;
+    // The starts the rarest word gives (its positions, shifted to the phrase's first word), by document.
+    const pos = s.pos.data;
+    let docOf = new Uint32Array(1024);
+    let keyOf = new Float64Array(1024);
+    let n = 0;
+    for (const t of termsOf[r]!) {
+      this.each(s, t, (d, tf0, tf1, at) => {
+        let q = at;
+        for (let column = 0; column < 2; column++) {
+          let p = 0;
+          for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+            const b = pos[q++]!;
+            if (b < 0x80) p += b;
+            else {
+              cursor = q - 1;
+              p += varint(pos);
+              q = cursor;
+            }
+            if (p < r) continue;
+            if (n === docOf.length) {
+              const moreDocs = new Uint32Array(2 * n);
+              moreDocs.set(docOf);
+              docOf = moreDocs;
+              const moreKeys = new Float64Array(2 * n);
+              moreKeys.set(keyOf);
+              keyOf = moreKeys;
+            }
+            docOf[n] = d;
+            keyOf[n++] = column * COLUMN + p - r;
+          }
+        }
+      });
+    }
+    if (n === 0) return c;
+    // One term not overlapping itself gives them grouped by document and in order; a prefix's
+    // terms (or runs resolved newest first) are sorted here.
+    let order: number[] | undefined;
+    if (termsOf[r]!.length > 1 || s.mixed[termsOf[r]![0]!]) order = Array.from({ length: n }, (_, x) => x).sort((a, b) => docOf[a]! - docOf[b]! || keyOf[a]! - keyOf[b]!);
+    const { keys, slot, cands, off, len } = grouped(docOf, keyOf, n, order, size);
+    const mark = new Uint8Array(keys.length);
+    const others = words.map((_, i) => i).filter((i) => i !== r);
+    others.sort((a, b) => weight[a]! - weight[b]!);
+    for (const i of others) {
+      for (const t of termsOf[i]!) {
+        this.each(s, t, (d, tf0, tf1, at) => {
+          const j = slot[d]! - 1;
+          if (j < 0 || len[j] === 0) return;
+          const hi = off[j]! + len[j]!;
+          let x = off[j]!;
+          let q = at;
+          // Positions come in ascending order of key (title, then content): one merge.
+          for (let column = 0; column < 2; column++) {
+            let p = 0;
+            for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+              const b = pos[q++]!;
+              if (b < 0x80) p += b;
+              else {
+                cursor = q - 1;
+                p += varint(pos);
+                q = cursor;
+              }
+              if (p < i) continue;
+              const key = column * COLUMN + p - i;
+              while (x < hi && keys[x]! < key) x++;
+              if (x < hi && keys[x] === key) mark[x] = 1;
+            }
+          }
+        });
+      }
+      keepMarked(keys, mark, off, len);
+    }
+    counted(keys, cands, off, len, c);
+    return c;
   }
 
   /** Adds the postings of term `t` to a phrase's counts. */
@@ -598,12 +840,21 @@ export class TermIndex {
   private rank(tx: ReadTx, s: State, query: FullTextQuery, offset: number, limit: number, only: RowFilter | undefined): RankedPage {
     const size = s.len[0].length;
     const byWord = new Map<string, Counts>();
-    const countsOf = (phrase: Phrase): Counts => {
-      const key = `${phrase.words[0]!.toLowerCase()}${phrase.prefix ? '*' : ''}`;
+    const wordCounts = (word: string, prefix: boolean): Counts => {
+      const key = `${word}${prefix ? '*' : ''}`;
       const known = byWord.get(key);
       if (known) return known;
-      const c: Counts = { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
-      for (const t of this.expand(s, phrase)) this.accumulate(s, t, c);
+      const c = emptyCounts(size);
+      for (const t of this.expand(s, word, prefix)) this.accumulate(s, t, c);
+      byWord.set(key, c);
+      return c;
+    };
+    const countsOf = (phrase: Phrase): Counts => {
+      if (phrase.words.length === 1) return wordCounts(phrase.words[0]!, phrase.prefix);
+      const key = `"${phrase.words.join(' ')}${phrase.prefix ? '*' : ''}"`;
+      const known = byWord.get(key);
+      if (known) return known;
+      const c = this.phraseCounts(s, phrase.words, phrase.prefix, size);
       byWord.set(key, c);
       return c;
     };
