@@ -27,8 +27,8 @@
 // following, every document's positions summed over terms must equal its %_docsize lengths, and
 // the documents and tokens %_stat's totals, or the index is not used (the saved-hits path answers).
 //
-// Not answered here (rankedHits.ts answers them): queries with a word outside ASCII (its folding
-// is unicode61's, not rewritten here).
+// A query's words outside ASCII are tokenized by unicode61 itself (an fts3tokenize table in a
+// scratch database), as the MATCH expression has FTS4 do it: folding and diacritics are its own.
 
 import { crc32 } from './crc32';
 import type { ReadTx } from './engine';
@@ -139,14 +139,18 @@ interface Counts {
 }
 
 /**
- * The query with each phrase's words as the index's terms (unicode61's tokens: ASCII words
- * lower-cased), or undefined when this index does not answer it (a word outside ASCII).
+ * The query with each phrase's words as the index's terms, unicode61's tokens: ASCII words
+ * lower-cased, others as `tokenize` (FTS4's tokenizer) makes them of the phrase's text, as the
+ * MATCH expression quotes it. Undefined when this index does not answer it (a word outside ASCII
+ * and no tokenizer, or a phrase unicode61 finds no token in).
  */
-function tokenized(query: FullTextQuery): FullTextQuery | undefined {
+function tokenized(query: FullTextQuery, tokenize: ((text: string) => string[]) | undefined): FullTextQuery | undefined {
   let ok = true;
   const of = (p: Phrase): Phrase => {
-    if (!p.words.every((w) => ASCII_WORD.test(w))) ok = false;
-    return { words: p.words.map((w) => w.toLowerCase()), prefix: p.prefix };
+    if (p.words.every((w) => ASCII_WORD.test(w))) return { words: p.words.map((w) => w.toLowerCase()), prefix: p.prefix };
+    const words = tokenize?.(p.words.join(' ')) ?? [];
+    if (words.length === 0) ok = false;
+    return { words, prefix: p.prefix };
   };
   const groups = query.groups.map((g) => g.map(of));
   const negatives = query.negatives.map(of);
@@ -268,11 +272,11 @@ export class TermIndex {
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
-   * answer it (the caller asks the saved-hits path): non-ASCII words,
+   * answer it (the caller asks the saved-hits path): non-ASCII words without `tokenize`,
    * entries waiting to be indexed, or an index that failed its checks.
    */
-  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter): RankedPage | undefined {
-    const terms = tokenized(query);
+  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter, tokenize?: (text: string) => string[]): RankedPage | undefined {
+    const terms = tokenized(query, tokenize);
     if (!terms) return undefined;
     if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return undefined;
     const s = this.current(tx);
