@@ -219,7 +219,7 @@ export class SqliteProgressStore implements ProgressStore {
 
   async prepareSearch(): Promise<void> {
     await this.flushIndex();
-    this.engine.read((tx) => this.terms.prepare(tx));
+    await this.terms.prepareInSteps((fn) => this.engine.read(fn));
   }
 
   private scheduleIndexing(): void {

@@ -42,6 +42,12 @@ const MAX_DOCID = 50_000_000;
 /** Postings and runs held at most; a larger index is not built (the saved-hits path answers). */
 const MAX_BYTES = 512 * 1024 * 1024;
 
+/** Documents, and leaf blocks, read between two pauses of a build in steps. */
+const DOCS_PER_STEP = 512;
+const BLOCKS_PER_STEP = 4;
+/** Bytes of one leaf read between two pauses (a common term's doclist is one leaf of megabytes). */
+const LEAF_BYTES_PER_STEP = 1 << 16;
+
 const ASCII_WORD = /^[\x21-\x7e]+$/;
 /** A phrase start's key: its column times this, plus its position. */
 const COLUMN = 2 ** 32;
@@ -49,11 +55,11 @@ const COLUMN = 2 ** 32;
 class Bytes {
   data = new Uint8Array(1 << 16);
   length = 0;
-  /** Once trimmed, the buffer grows by an eighth at a time instead of doubling. */
-  private trimmed = false;
   varint(v: number): void {
     if (this.length + 10 > this.data.length) {
-      const next = new Uint8Array(this.trimmed ? this.length + 10 + Math.max(1 << 20, this.length >> 3) : this.data.length * 2);
+      // Doubling up to 8 MB, then by an eighth at a time: no single copy of tens of megabytes
+      // (a pause of the host's event loop while the index is built in steps).
+      const next = new Uint8Array(this.length < 1 << 23 ? this.data.length * 2 : this.length + 10 + Math.max(1 << 20, this.length >> 3));
       next.set(this.data);
       this.data = next;
     }
@@ -65,7 +71,6 @@ class Bytes {
   }
   trim(): void {
     if (this.data.length > this.length) this.data = this.data.slice(0, this.length);
-    this.trimmed = true;
   }
 }
 
@@ -222,6 +227,23 @@ function counted(keys: Float64Array, cands: Uint32Array, off: Int32Array, len: I
   }
 }
 
+type SegdirRow = { level: number; idx: number; start_block: number; leaves_end_block: number; end_block: unknown; root: unknown };
+
+const SEGDIR = 'SELECT level, idx, start_block, leaves_end_block, end_block, root FROM log_entries_fts_segdir WHERE level < ? ORDER BY level DESC, idx ASC';
+
+/** The segments of %_segdir rows, each keyed by what identifies its content. */
+function segmentsOf(rows: SegdirRow[]): Segment[] {
+  return rows.map((r) => {
+    const root = r.root instanceof Uint8Array ? r.root : new Uint8Array(0);
+    return {
+      key: `${r.level}:${r.idx}:${r.start_block}:${r.leaves_end_block}:${String(r.end_block)}:${root.length}:${crc32(root)}`,
+      start: Number(r.start_block),
+      leavesEnd: Number(r.leaves_end_block),
+      root,
+    };
+  });
+}
+
 function emptyCounts(size: number): Counts {
   return { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
 }
@@ -264,11 +286,40 @@ function unthrown<T>(fn: () => T): T | undefined {
   }
 }
 
+function emptyState(epoch: number, totals: Totals): State {
+  return {
+    epoch,
+    upto: -1,
+    totals,
+    segments: new Set(),
+    ids: new Map(),
+    terms: [],
+    sorted: new Uint32Array(0),
+    head: new Ints(),
+    tail: new Ints(),
+    last: new Ints(),
+    mixed: new Uint8Array(1024),
+    runStart: new Ints(1 << 14),
+    runEnd: new Ints(1 << 14),
+    runNext: new Ints(1 << 14),
+    runPos: new Ints(1 << 14),
+    bytes: new Bytes(),
+    pos: new Bytes(),
+    len: [new Uint32Array(1024), new Uint32Array(1024)],
+  };
+}
+
 export class TermIndex {
   private state: State | undefined;
   /** The epoch and document count at which building or following failed its checks. */
   private failed: { epoch: number; n: number } | undefined;
   readonly stats = { builds: 0, followed: 0, answered: 0 };
+  /** True while prepareInSteps builds the index: searches are left to the saved-hits path meanwhile. */
+  building = false;
+  /** Work done between two pauses of prepareInSteps, in milliseconds. */
+  sliceMs = 10;
+  /** Called at each pause of prepareInSteps with the number of slices done so far. */
+  progress: ((slices: number) => void) | undefined;
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
@@ -276,6 +327,7 @@ export class TermIndex {
    * entries waiting to be indexed, or an index that failed its checks.
    */
   page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter, tokenize?: (text: string) => string[]): RankedPage | undefined {
+    if (this.building) return undefined;
     const terms = tokenized(query, tokenize);
     if (!terms) return undefined;
     if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return undefined;
@@ -283,11 +335,6 @@ export class TermIndex {
     if (!s) return undefined;
     this.stats.answered++;
     return this.rank(tx, s, terms, offset, limit, only);
-  }
-
-  /** Builds or follows the index now (nothing while entries wait to be indexed). */
-  prepare(tx: ReadTx): void {
-    if (!tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) this.current(tx);
   }
 
   /** Bytes held by the index (typed arrays exactly; terms and their map estimated). */
@@ -326,30 +373,69 @@ export class TermIndex {
 
   private build(tx: ReadTx, epoch: number, totals: Totals): State | undefined {
     this.stats.builds++;
-    const s: State = {
-      epoch,
-      upto: -1,
-      totals,
-      segments: new Set(),
-      ids: new Map(),
-      terms: [],
-      sorted: new Uint32Array(0),
-      head: new Ints(),
-      tail: new Ints(),
-      last: new Ints(),
-      mixed: new Uint8Array(1024),
-      runStart: new Ints(1 << 14),
-      runEnd: new Ints(1 << 14),
-      runNext: new Ints(1 << 14),
-      runPos: new Ints(1 << 14),
-      bytes: new Bytes(),
-      pos: new Bytes(),
-      len: [new Uint32Array(1024), new Uint32Array(1024)],
-    };
+    const s = emptyState(epoch, totals);
     if (!this.read(tx, s, totals, -1)) return undefined;
     s.bytes.trim();
     s.pos.trim();
     return s;
+  }
+
+  /**
+   * Builds the index in steps of about `sliceMs` of work, each in its own read (`read` runs a
+   * function in a read transaction), giving the event loop back in between (setImmediate), so
+   * that calls arriving meanwhile are answered: searches by the saved-hits path while `building`.
+   * A step that finds the ledger changed under it (a segment merged away, an entry deleted)
+   * starts over, twice at most; then the first search builds it as before. Nothing is done while
+   * entries wait to be indexed or when an index of this epoch is held (searches follow it).
+   */
+  async prepareInSteps(read: <T>(fn: (tx: ReadTx) => T) => T): Promise<void> {
+    if (this.building) return;
+    this.building = true;
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        let steps: Generator<void, boolean> | undefined;
+        let at: { tx: ReadTx } | undefined;
+        let s: State | undefined;
+        // Each slice: steps until sliceMs have passed; true or false once the build is done.
+        const slice = (tx: ReadTx): boolean | undefined => {
+          const t0 = performance.now();
+          try {
+            at!.tx = tx;
+            let step = steps!.next();
+            while (!step.done && performance.now() - t0 < this.sliceMs) step = steps!.next();
+            return step.done ? step.value : undefined;
+          } catch {
+            return false;
+          }
+        };
+        let done = read((tx): boolean | undefined => {
+          if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return false;
+          const epoch = epochOf(tx);
+          const totals = readTotals(tx);
+          if (!totals || this.state?.epoch === epoch || (this.failed?.epoch === epoch && this.failed.n === totals.n)) return false;
+          this.stats.builds++;
+          s = emptyState(epoch, totals);
+          at = { tx };
+          steps = this.reading(at, s, totals, -1);
+          return slice(tx);
+        });
+        if (!steps) return;
+        let slices = 1;
+        while (done === undefined) {
+          this.progress?.(slices++);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          done = read(slice);
+        }
+        if (done && s) {
+          s.bytes.trim();
+          s.pos.trim();
+          this.state = s;
+          return;
+        }
+      }
+    } finally {
+      this.building = false;
+    }
   }
 
   /** Brings the index up to date with documents appended since; false when it must be rebuilt. */
@@ -364,65 +450,98 @@ export class TermIndex {
    * segments not read before, then checks them against %_stat. Mutates `s` (dropped on false).
    */
   private read(tx: ReadTx, s: State, totals: Totals, after: number): boolean {
+    const steps = this.reading({ tx }, s, totals, after);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `read` in steps: it pauses (yields) after each batch of documents or leaf blocks, and is
+   * resumed with the same transaction (undefined) or a new one, in which every segment it set out
+   * to read must still be there unchanged and the epoch the same (segments are written once; a
+   * merge replaces them), else it stops (false). Documents are read up to the largest docid there
+   * was at the start, so what it reads is the ledger as it was then.
+   */
+  private *reading(at: { tx: ReadTx }, s: State, totals: Totals, after: number): Generator<void, boolean> {
+    let tx = at.tx;
     // Lengths of the new documents.
     let docs = 0;
     const tokens: [number, number] = [0, 0];
     const added: number[] = [];
     let bad = false;
-    collecting(
-      (docid, blob) => {
-        if (!(blob instanceof Uint8Array) || docid < 0 || docid > MAX_DOCID) {
-          bad = true;
-          return;
-        }
-        cursor = 0;
-        const l0 = varint(blob);
-        const l1 = varint(blob);
-        if (docid >= s.len[0].length) s.len = [grown(s.len[0], docid + 1), grown(s.len[1], docid + 1)];
-        s.len[0][docid] = l0;
-        s.len[1][docid] = l1;
-        tokens[0]! += l0;
-        tokens[1]! += l1;
-        docs++;
-        added.push(docid);
-      },
-      () => tx.get('SELECT count(ap_collect(docid, size)) AS n FROM log_entries_fts_docsize WHERE docid > ?', [after]),
-    );
-    if (bad) return false;
+    const bound = Number(tx.get<{ m: number | null }>('SELECT max(docid) AS m FROM log_entries_fts_docsize')?.m ?? -1);
+    const segments = segmentsOf(tx.all<SegdirRow>(SEGDIR, [PREFIX_LEVELS]));
+    const epoch = epochOf(tx);
+    const resumed = (): boolean => {
+      if (at.tx === tx) return true;
+      tx = at.tx;
+      if (epochOf(tx) !== epoch) return false;
+      const now = new Set(segmentsOf(tx.all(SEGDIR, [PREFIX_LEVELS])).map((seg) => seg.key));
+      return segments.every((seg) => now.has(seg.key));
+    };
+    for (let from = after; from < bound; ) {
+      let last = from;
+      collecting(
+        (docid, blob) => {
+          if (!(blob instanceof Uint8Array) || docid < 0 || docid > MAX_DOCID) {
+            bad = true;
+            return;
+          }
+          cursor = 0;
+          const l0 = varint(blob);
+          const l1 = varint(blob);
+          if (docid >= s.len[0].length) s.len = [grown(s.len[0], docid + 1), grown(s.len[1], docid + 1)];
+          s.len[0][docid] = l0;
+          s.len[1][docid] = l1;
+          tokens[0]! += l0;
+          tokens[1]! += l1;
+          docs++;
+          added.push(docid);
+          last = docid;
+        },
+        () =>
+          tx.get('SELECT count(ap_collect(docid, size)) AS n FROM (SELECT docid, size FROM log_entries_fts_docsize WHERE docid > ? AND docid <= ? ORDER BY docid LIMIT ?)', [
+            from,
+            bound,
+            DOCS_PER_STEP,
+          ]),
+      );
+      if (bad || last === from) return false;
+      from = last;
+      yield;
+      if (!resumed()) return false;
+    }
     const held = after < 0 ? 0 : s.totals.n;
     if (held + docs !== totals.n) return false;
     if (!totals.tokens.every((t, j) => t === (after < 0 ? 0 : s.totals.tokens[j]!) + tokens[j]!)) return false;
     // Segments not read yet, oldest first (FTS4's order: higher levels, then lower idx, are older).
-    const rows = tx.all<{ level: number; idx: number; start_block: number; leaves_end_block: number; end_block: unknown; root: unknown }>(
-      'SELECT level, idx, start_block, leaves_end_block, end_block, root FROM log_entries_fts_segdir WHERE level < ? ORDER BY level DESC, idx ASC',
-      [PREFIX_LEVELS],
-    );
-    const segments: Segment[] = rows.map((r) => {
-      const root = r.root instanceof Uint8Array ? r.root : new Uint8Array(0);
-      return {
-        key: `${r.level}:${r.idx}:${r.start_block}:${r.leaves_end_block}:${String(r.end_block)}:${root.length}:${crc32(root)}`,
-        start: Number(r.start_block),
-        leavesEnd: Number(r.leaves_end_block),
-        root,
-      };
-    });
     const sums: [Uint32Array, Uint32Array] = [new Uint32Array(s.len[0].length), new Uint32Array(s.len[1].length)];
     const termsBefore = s.terms.length;
     const touched = new Set<number>();
     for (const seg of segments) {
       if (s.segments.has(seg.key)) continue;
       if (seg.start === 0) {
-        if (!this.leaf(s, seg.root, after, sums, touched)) return false;
+        if (!(yield* this.leaf(s, seg.root, after, sums, touched))) return false;
       } else {
-        let ok = true;
-        collecting(
-          (_blockid, block) => {
-            if (ok && block instanceof Uint8Array) ok = this.leaf(s, block, after, sums, touched);
-            else ok = false;
-          },
-          () => tx.get('SELECT count(ap_collect(blockid, block)) AS n FROM log_entries_fts_segments WHERE blockid BETWEEN ? AND ?', [seg.start, seg.leavesEnd]),
-        );
-        if (!ok) return false;
+        for (let block = seg.start; block <= seg.leavesEnd; block += BLOCKS_PER_STEP) {
+          // Copied out first, so that a large leaf (a common term's doclist) is read in steps.
+          const blocks: unknown[] = [];
+          collecting(
+            (_blockid, data) => {
+              blocks.push(data);
+            },
+            () =>
+              tx.get('SELECT count(ap_collect(blockid, block)) AS n FROM log_entries_fts_segments WHERE blockid BETWEEN ? AND ?', [
+                block,
+                Math.min(seg.leavesEnd, block + BLOCKS_PER_STEP - 1),
+              ]),
+          );
+          for (const data of blocks) if (!(data instanceof Uint8Array) || !(yield* this.leaf(s, data, after, sums, touched))) return false;
+          yield;
+          if (!resumed()) return false;
+        }
       }
       if (s.bytes.length + s.pos.length + 16 * s.runStart.length > MAX_BYTES) return false;
     }
@@ -430,6 +549,7 @@ export class TermIndex {
     // Terms whose runs overlap: what the sums counted twice or for deleted documents, corrected.
     for (const t of touched) {
       if (!s.mixed[t]) continue;
+      yield;
       this.visit(s, t, false, (docid, tf0, tf1) => {
         if (docid > after) {
           sums[0][docid]! -= tf0;
@@ -472,7 +592,8 @@ export class TermIndex {
   }
 
   /** Reads one leaf node: every term's doclist, documents above `after` only. */
-  private leaf(s: State, block: Uint8Array, after: number, sums: [Uint32Array, Uint32Array], touched: Set<number>): boolean {
+  private *leaf(s: State, block: Uint8Array, after: number, sums: [Uint32Array, Uint32Array], touched: Set<number>): Generator<void, boolean> {
+    let pause = LEAF_BYTES_PER_STEP;
     let term = new Uint8Array(64);
     let at = 0;
     const end = block.length;
@@ -507,6 +628,10 @@ export class TermIndex {
       const runAt = bytes.length;
       const posAt = pos.length;
       while (p < stop) {
+        if (p >= pause) {
+          pause = p + LEAF_BYTES_PER_STEP;
+          yield;
+        }
         let b = block[p++]!;
         if (b < 0x80) docid += b;
         else {

@@ -325,6 +325,46 @@ describe('ranked search against a plain reference', function () {
     assert.ok(termStats(a).answered > 0);
   });
 
+  it('builds the term index in steps, answering a search made during the build from the fallback before the build ends', async () => {
+    const l = await open(path.join(tempDir(), 'data.db'));
+    const words = vocabulary(rng(21), 300);
+    const docs = makeCorpus(400, 23, words);
+    for (const [i, d] of docs.entries()) {
+      d.seq = i;
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    await l.progress.flushIndex();
+    const terms = (l.progress as unknown as { terms: TermIndex }).terms;
+    // One step of work per slice, so that the build pauses after each batch of blocks.
+    terms.sliceMs = 0;
+    const text = `"${tokens(docs[3]!.content).slice(1, 3).join(' ')}" ${words[2]!}`;
+    let during: Promise<{ page: EntryPage; building: boolean; answered: number }> | undefined;
+    let slices = 0;
+    terms.progress = (n) => {
+      slices = n;
+      during ??= l.progress.searchEntries({ projectId: undefined, text, limit: 20 }).then((page) => ({ page, building: terms.building, answered: terms.stats.answered }));
+    };
+    await l.progress.prepareSearch();
+    assert.ok(slices >= 3, `slices: ${slices}`);
+    assert.ok(during, 'the build paused');
+    const got = await during;
+    // Answered while the build was under way, by the saved hits, as the reference ranks it.
+    assert.equal(got.building, true);
+    assert.equal(got.answered, 0);
+    const want = reference(docs, text, 0, 20);
+    assert.equal(got.page.total, want.total);
+    assert.ok(want.total > 0);
+    assert.deepEqual(
+      got.page.entries.map((e) => e.id),
+      want.ids,
+    );
+    assert.equal(stats(l).builds, 1);
+    // Built: the same answer from the index.
+    assert.equal(terms.building, false);
+    assert.deepEqual(await l.progress.searchEntries({ projectId: undefined, text, limit: 20 }), got.page);
+    assert.deepEqual(termStats(l), { builds: 1, followed: 0, answered: 1 });
+  });
+
   it('ranks within a project that holds part of the ledger the same way', async () => {
     const dir = tempDir();
     const l = await open(path.join(dir, 'data.db'));
