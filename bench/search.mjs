@@ -259,6 +259,8 @@ function newQueries(used) {
     add('OR', `${v.contentWords[10 + k]} OR ${v.contentWords[800 + k]}`);
     add('negation', `${v.contentWords[20 + k]} -${v.contentWords[2 + k]}`);
   }
+  for (let k = 0; k < 6; k++) add('phrase', `"the ${v.contentWords[3 + 41 * k]}"`);
+  for (let k = 0; k < 3; k++) add('phrase of two words in most entries', `"${v.functionWords[1 + k]} the"`);
   add('term in most entries', v.functionWords[1]);
   add('term in most entries', v.functionWords[2]);
   add('term in most entries', v.functionWords[3]);

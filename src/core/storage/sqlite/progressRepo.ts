@@ -6,7 +6,7 @@ import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
 import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
-import { pageSnippets, ProjectRows, RankedHitsCache, type RowFilter } from './rankedHits';
+import { pageSnippets, ProjectRows, RankedHitsCache, unicode61Tokens, type RowFilter } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
 import { TermIndex } from './termIndex';
@@ -219,7 +219,7 @@ export class SqliteProgressStore implements ProgressStore {
 
   async prepareSearch(): Promise<void> {
     await this.flushIndex();
-    this.engine.read((tx) => this.terms.prepare(tx));
+    await this.terms.prepareInSteps((fn) => this.engine.read(fn));
   }
 
   private scheduleIndexing(): void {
@@ -298,7 +298,7 @@ export class SqliteProgressStore implements ProgressStore {
       const covers = tx.get<{ x: number }>('SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)', [q.projectId]);
       if (!covers) only = this.projectRows.filter(tx, q.projectId);
     }
-    const page = this.terms.page(tx, query, q.offset ?? 0, q.limit, only) ?? this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
+    const page = this.terms.page(tx, query, q.offset ?? 0, q.limit, only, (text) => unicode61Tokens(sql, text)) ?? this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
     if (!page) return undefined;
     if (page.rowids.length === 0) return { entries: [], total: page.total };
     const rows = tx.all<ListingRow & { docid: number; content: string }>(

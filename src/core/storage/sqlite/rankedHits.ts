@@ -436,6 +436,33 @@ export class ProjectRows {
 
 let scratch: { sql: SqlJsStatic; db: Database } | undefined;
 
+/** An in-memory database of this sql.js: an FTS4 table for snippets, unicode61's tokenizer as a table. */
+function scratchDb(sql: SqlJsStatic): Database {
+  if (scratch?.sql !== sql) {
+    const db = new sql.Database();
+    db.run('CREATE VIRTUAL TABLE s USING fts4 (title, content, tokenize=unicode61)');
+    db.run('CREATE VIRTUAL TABLE tok USING fts3tokenize(unicode61)');
+    scratch = { sql, db };
+  }
+  return scratch.db;
+}
+
+/**
+ * The tokens unicode61 makes of `text` (folded, diacritics removed), by FTS4's own tokenizer:
+ * what the ledger's MATCH makes of a phrase, so the term index looks up the terms it stored.
+ */
+export function unicode61Tokens(sql: SqlJsStatic, text: string): string[] {
+  const select = scratchDb(sql).prepare('SELECT token FROM tok WHERE input = ? ORDER BY position');
+  try {
+    select.bind([text]);
+    const out: string[] = [];
+    while (select.step()) out.push(String(select.get()[0]));
+    return out;
+  } finally {
+    select.free();
+  }
+}
+
 /**
  * Snippets of a page of entries, as the ledger's FTS4 table gives them (snippet() reads only the
  * entry's own text and the query's positions in it): a scratch in-memory FTS4 table holds these
@@ -445,12 +472,7 @@ let scratch: { sql: SqlJsStatic; db: Database } | undefined;
 export function pageSnippets(sql: SqlJsStatic, match: string, rows: readonly { rowid: number; title: string; content: string }[]): Map<number, string> {
   const out = new Map<number, string>();
   if (rows.length === 0) return out;
-  if (scratch?.sql !== sql) {
-    const db = new sql.Database();
-    db.run('CREATE VIRTUAL TABLE s USING fts4 (title, content, tokenize=unicode61)');
-    scratch = { sql, db };
-  }
-  const db = scratch.db;
+  const db = scratchDb(sql);
   db.run('BEGIN');
   try {
     const insert = db.prepare('INSERT INTO s (docid, title, content) VALUES (?, ?, ?)');

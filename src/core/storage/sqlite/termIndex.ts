@@ -6,7 +6,7 @@
 //
 // The index is read from FTS4's own segments (%_segdir, %_segments): per term, per document, the
 // number of positions in the title and in the content, which is all BM25 over matchinfo needs of
-// a phrase of one word. Tokens are FTS4's own (unicode61, any script), so no tokenizer is written
+// a phrase of one word, and the positions themselves, for phrases of several words. Tokens are FTS4's own (unicode61, any script), so no tokenizer is written
 // here; column lengths come from %_docsize and the index-wide totals from %_stat, as matchinfo
 // reads them. A prefix is the range of terms that start with it in the sorted dictionary (FTS4
 // sums the positions of every matching term, and a document has the phrase if any term matches).
@@ -15,7 +15,11 @@
 //
 // Layout: each term's postings are varint-coded runs (one run per segment the term occurs in:
 // docid delta, then tf of the content * 8 + tf of the title, capped at 7 with the rest after),
-// in one byte buffer, chained per term oldest segment first. A term whose runs overlap (a
+// in one byte buffer, chained per term oldest segment first; their positions, in a second byte
+// buffer, per posting its title then its content positions, each the varint of its distance from
+// the one before in its column (FTS4's own deltas; 31 MB for 33 MB of postings at 100k entries).
+// A phrase takes the starts its rarest word gives and keeps those every other word confirms at its
+// offset, within one column (FTS4 keeps positions per column: no phrase spans title and content). A term whose runs overlap (a
 // document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
 // is resolved newest first when read. Built on the first ranked search that it can answer (one
 // pass over the segments); followed: segments written since are read for documents above the last
@@ -23,8 +27,8 @@
 // following, every document's positions summed over terms must equal its %_docsize lengths, and
 // the documents and tokens %_stat's totals, or the index is not used (the saved-hits path answers).
 //
-// Not answered here (rankedHits.ts answers them): phrases of several words, which need positions,
-// and queries with a word outside ASCII (its folding is unicode61's, not rewritten here).
+// A query's words outside ASCII are tokenized by unicode61 itself (an fts3tokenize table in a
+// scratch database), as the MATCH expression has FTS4 do it: folding and diacritics are its own.
 
 import { crc32 } from './crc32';
 import type { ReadTx } from './engine';
@@ -38,16 +42,27 @@ const MAX_DOCID = 50_000_000;
 /** Postings and runs held at most; a larger index is not built (the saved-hits path answers). */
 const MAX_BYTES = 512 * 1024 * 1024;
 
+/** Documents, and leaf blocks, read between two pauses of a build in steps. */
+const DOCS_PER_STEP = 512;
+const BLOCKS_PER_STEP = 4;
+/** Bytes of one leaf read between two pauses (a common term's doclist is one leaf of megabytes). */
+const LEAF_BYTES_PER_STEP = 1 << 16;
+
+/** Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.5 MB at 100k). */
+const MAX_PHRASES = 4;
+
 const ASCII_WORD = /^[\x21-\x7e]+$/;
+/** A phrase start's key: its column times this, plus its position. */
+const COLUMN = 2 ** 32;
 
 class Bytes {
   data = new Uint8Array(1 << 16);
   length = 0;
-  /** Once trimmed, the buffer grows by an eighth at a time instead of doubling. */
-  private trimmed = false;
   varint(v: number): void {
     if (this.length + 10 > this.data.length) {
-      const next = new Uint8Array(this.trimmed ? this.length + 10 + Math.max(1 << 20, this.length >> 3) : this.data.length * 2);
+      // Doubling up to 8 MB, then by an eighth at a time: no single copy of tens of megabytes
+      // (a pause of the host's event loop while the index is built in steps).
+      const next = new Uint8Array(this.length < 1 << 23 ? this.data.length * 2 : this.length + 10 + Math.max(1 << 20, this.length >> 3));
       next.set(this.data);
       this.data = next;
     }
@@ -59,7 +74,6 @@ class Bytes {
   }
   trim(): void {
     if (this.data.length > this.length) this.data = this.data.slice(0, this.length);
-    this.trimmed = true;
   }
 }
 
@@ -109,7 +123,15 @@ interface State {
   runStart: Ints;
   runEnd: Ints;
   runNext: Ints;
+  /** Where each run's positions start in `pos`. */
+  runPos: Ints;
   bytes: Bytes;
+  /**
+   * Positions, per posting in run order: its title positions then its content positions (tf0 and
+   * tf1 of them), each a varint of the distance from the previous one in its column (the first
+   * from 0), as FTS4's position lists hold them less 2.
+   */
+  pos: Bytes;
   /** Column lengths by docid. */
   len: [Uint32Array, Uint32Array];
 }
@@ -124,11 +146,109 @@ interface Counts {
   withHit: [number, number];
 }
 
-/** How a query's words are looked up; undefined when this index does not answer it. */
-function wordsOf(query: FullTextQuery): { positives: Phrase[]; negatives: Phrase[] } | undefined {
-  const one = (p: Phrase): boolean => p.words.length === 1 && ASCII_WORD.test(p.words[0]!);
-  if (!query.phrases.every(one) || !query.negatives.every(one)) return undefined;
-  return { positives: query.phrases, negatives: query.negatives };
+/**
+ * The query with each phrase's words as the index's terms, unicode61's tokens: ASCII words
+ * lower-cased, others as `tokenize` (FTS4's tokenizer) makes them of the phrase's text, as the
+ * MATCH expression quotes it. Undefined when this index does not answer it (a word outside ASCII
+ * and no tokenizer, or a phrase unicode61 finds no token in).
+ */
+function tokenized(query: FullTextQuery, tokenize: ((text: string) => string[]) | undefined): FullTextQuery | undefined {
+  let ok = true;
+  const of = (p: Phrase): Phrase => {
+    if (p.words.every((w) => ASCII_WORD.test(w))) return { words: p.words.map((w) => w.toLowerCase()), prefix: p.prefix };
+    const words = tokenize?.(p.words.join(' ')) ?? [];
+    if (words.length === 0) ok = false;
+    return { words, prefix: p.prefix };
+  };
+  const groups = query.groups.map((g) => g.map(of));
+  const negatives = query.negatives.map(of);
+  return ok ? { match: query.match, groups, negatives, phrases: groups.flat() } : undefined;
+}
+
+/**
+ * The starts of a phrase (`keys`, by document: `docOf`; in `order` when given) as one segment per
+ * candidate document: `cands[j]`'s starts at keys[off[j], off[j] + len[j]), `slot[docid]` = j + 1.
+ * Module-level, as each loop here, so that V8 optimizes it on its own (one call runs it whole).
+ */
+function grouped(docOf: Uint32Array, keyOf: Float64Array, n: number, order: number[] | undefined, size: number) {
+  const keys = new Float64Array(n);
+  const slot = new Int32Array(size);
+  const candsBuf = new Uint32Array(n);
+  const offBuf = new Int32Array(n + 1);
+  let m = 0;
+  let previous = -1;
+  for (let x = 0; x < n; x++) {
+    const from = order ? order[x]! : x;
+    const d = docOf[from]!;
+    keys[x] = keyOf[from]!;
+    if (d !== previous) {
+      candsBuf[m] = d;
+      offBuf[m++] = x;
+      slot[d] = m;
+      previous = d;
+    }
+  }
+  offBuf[m] = n;
+  const cands = candsBuf.subarray(0, m);
+  const off = offBuf.subarray(0, m + 1);
+  const len = new Int32Array(m);
+  for (let j = 0; j < m; j++) len[j] = off[j + 1]! - off[j]!;
+  return { keys, slot, cands, off, len };
+}
+
+/** Keeps, in each candidate's segment, the starts marked (clearing the marks). */
+function keepMarked(keys: Float64Array, mark: Uint8Array, off: Int32Array, len: Int32Array): void {
+  for (let j = 0; j < len.length; j++) {
+    let w = off[j]!;
+    const hi = off[j]! + len[j]!;
+    for (let x = w; x < hi; x++) {
+      if (mark[x]) {
+        keys[w++] = keys[x]!;
+        mark[x] = 0;
+      }
+    }
+    len[j] = w - off[j]!;
+  }
+}
+
+/** The phrase's counts from the starts left: per column, and the documents with any. */
+function counted(keys: Float64Array, cands: Uint32Array, off: Int32Array, len: Int32Array, c: Counts): void {
+  for (let j = 0; j < cands.length; j++) {
+    let tf0 = 0;
+    let tf1 = 0;
+    for (let x = off[j]!; x < off[j]! + len[j]!; x++) {
+      if (keys[x]! < COLUMN) tf0++;
+      else tf1++;
+    }
+    if (tf0 === 0 && tf1 === 0) continue;
+    const d = cands[j]!;
+    c.docs[c.found++] = d;
+    c.tf0s[d] = tf0;
+    c.tf1s[d] = tf1;
+    if (tf0 > 0) c.withHit[0]++;
+    if (tf1 > 0) c.withHit[1]++;
+  }
+}
+
+type SegdirRow = { level: number; idx: number; start_block: number; leaves_end_block: number; end_block: unknown; root: unknown };
+
+const SEGDIR = 'SELECT level, idx, start_block, leaves_end_block, end_block, root FROM log_entries_fts_segdir WHERE level < ? ORDER BY level DESC, idx ASC';
+
+/** The segments of %_segdir rows, each keyed by what identifies its content. */
+function segmentsOf(rows: SegdirRow[]): Segment[] {
+  return rows.map((r) => {
+    const root = r.root instanceof Uint8Array ? r.root : new Uint8Array(0);
+    return {
+      key: `${r.level}:${r.idx}:${r.start_block}:${r.leaves_end_block}:${String(r.end_block)}:${root.length}:${crc32(root)}`,
+      start: Number(r.start_block),
+      leavesEnd: Number(r.leaves_end_block),
+      root,
+    };
+  });
+}
+
+function emptyCounts(size: number): Counts {
+  return { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
 }
 
 function grown(a: Uint32Array, size: number): Uint32Array {
@@ -169,30 +289,57 @@ function unthrown<T>(fn: () => T): T | undefined {
   }
 }
 
+function emptyState(epoch: number, totals: Totals): State {
+  return {
+    epoch,
+    upto: -1,
+    totals,
+    segments: new Set(),
+    ids: new Map(),
+    terms: [],
+    sorted: new Uint32Array(0),
+    head: new Ints(),
+    tail: new Ints(),
+    last: new Ints(),
+    mixed: new Uint8Array(1024),
+    runStart: new Ints(1 << 14),
+    runEnd: new Ints(1 << 14),
+    runNext: new Ints(1 << 14),
+    runPos: new Ints(1 << 14),
+    bytes: new Bytes(),
+    pos: new Bytes(),
+    len: [new Uint32Array(1024), new Uint32Array(1024)],
+  };
+}
+
 export class TermIndex {
   private state: State | undefined;
   /** The epoch and document count at which building or following failed its checks. */
   private failed: { epoch: number; n: number } | undefined;
   readonly stats = { builds: 0, followed: 0, answered: 0 };
+  /** True while prepareInSteps builds the index: searches are left to the saved-hits path meanwhile. */
+  building = false;
+  /** Work done between two pauses of prepareInSteps, in milliseconds. */
+  sliceMs = 10;
+  /** The counts of the last phrases of several words searched, while the index stays as it was. */
+  private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
+  /** Called at each pause of prepareInSteps with the number of slices done so far. */
+  progress: ((slices: number) => void) | undefined;
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
-   * answer it (the caller asks the saved-hits path): phrases of several words, non-ASCII words,
+   * answer it (the caller asks the saved-hits path): non-ASCII words without `tokenize`,
    * entries waiting to be indexed, or an index that failed its checks.
    */
-  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter): RankedPage | undefined {
-    const words = wordsOf(query);
-    if (!words) return undefined;
+  page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter, tokenize?: (text: string) => string[]): RankedPage | undefined {
+    if (this.building) return undefined;
+    const terms = tokenized(query, tokenize);
+    if (!terms) return undefined;
     if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return undefined;
     const s = this.current(tx);
     if (!s) return undefined;
     this.stats.answered++;
-    return this.rank(tx, s, query, offset, limit, only);
-  }
-
-  /** Builds or follows the index now (nothing while entries wait to be indexed). */
-  prepare(tx: ReadTx): void {
-    if (!tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) this.current(tx);
+    return this.rank(tx, s, terms, offset, limit, only);
   }
 
   /** Bytes held by the index (typed arrays exactly; terms and their map estimated). */
@@ -203,7 +350,8 @@ export class TermIndex {
     for (const t of s.terms) strings += 2 * t.length + 32;
     const typed =
       s.bytes.data.byteLength +
-      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext].reduce((sum, a) => sum + a.data.byteLength, 0) +
+      s.pos.data.byteLength +
+      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext, s.runPos].reduce((sum, a) => sum + a.data.byteLength, 0) +
       s.mixed.byteLength +
       s.sorted.byteLength +
       s.len[0].byteLength +
@@ -221,6 +369,7 @@ export class TermIndex {
       if (unthrown(() => this.follow(tx, s, totals))) return s;
     }
     this.state = undefined;
+    this.phrases.clear();
     if (this.failed?.epoch === epoch && this.failed.n === totals.n) return undefined;
     const built = unthrown(() => this.build(tx, epoch, totals));
     if (!built) this.failed = { epoch, n: totals.n };
@@ -230,27 +379,70 @@ export class TermIndex {
 
   private build(tx: ReadTx, epoch: number, totals: Totals): State | undefined {
     this.stats.builds++;
-    const s: State = {
-      epoch,
-      upto: -1,
-      totals,
-      segments: new Set(),
-      ids: new Map(),
-      terms: [],
-      sorted: new Uint32Array(0),
-      head: new Ints(),
-      tail: new Ints(),
-      last: new Ints(),
-      mixed: new Uint8Array(1024),
-      runStart: new Ints(1 << 14),
-      runEnd: new Ints(1 << 14),
-      runNext: new Ints(1 << 14),
-      bytes: new Bytes(),
-      len: [new Uint32Array(1024), new Uint32Array(1024)],
-    };
+    const s = emptyState(epoch, totals);
     if (!this.read(tx, s, totals, -1)) return undefined;
     s.bytes.trim();
+    s.pos.trim();
     return s;
+  }
+
+  /**
+   * Builds the index in steps of about `sliceMs` of work, each in its own read (`read` runs a
+   * function in a read transaction), giving the event loop back in between (setImmediate), so
+   * that calls arriving meanwhile are answered: searches by the saved-hits path while `building`.
+   * A step that finds the ledger changed under it (a segment merged away, an entry deleted)
+   * starts over, twice at most; then the first search builds it as before. Nothing is done while
+   * entries wait to be indexed or when an index of this epoch is held (searches follow it).
+   */
+  async prepareInSteps(read: <T>(fn: (tx: ReadTx) => T) => T): Promise<void> {
+    if (this.building) return;
+    this.building = true;
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        let steps: Generator<void, boolean> | undefined;
+        let at: { tx: ReadTx } | undefined;
+        let s: State | undefined;
+        // Each slice: steps until sliceMs have passed; true or false once the build is done.
+        const slice = (tx: ReadTx): boolean | undefined => {
+          const t0 = performance.now();
+          try {
+            at!.tx = tx;
+            let step = steps!.next();
+            while (!step.done && performance.now() - t0 < this.sliceMs) step = steps!.next();
+            return step.done ? step.value : undefined;
+          } catch {
+            return false;
+          }
+        };
+        let done = read((tx): boolean | undefined => {
+          if (tx.get('SELECT 1 AS x FROM fts_pending LIMIT 1')) return false;
+          const epoch = epochOf(tx);
+          const totals = readTotals(tx);
+          if (!totals || this.state?.epoch === epoch || (this.failed?.epoch === epoch && this.failed.n === totals.n)) return false;
+          this.stats.builds++;
+          s = emptyState(epoch, totals);
+          at = { tx };
+          steps = this.reading(at, s, totals, -1);
+          return slice(tx);
+        });
+        if (!steps) return;
+        let slices = 1;
+        while (done === undefined) {
+          this.progress?.(slices++);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          done = read(slice);
+        }
+        if (done && s) {
+          s.bytes.trim();
+          s.pos.trim();
+          this.state = s;
+          this.phrases.clear();
+          return;
+        }
+      }
+    } finally {
+      this.building = false;
+    }
   }
 
   /** Brings the index up to date with documents appended since; false when it must be rebuilt. */
@@ -265,72 +457,106 @@ export class TermIndex {
    * segments not read before, then checks them against %_stat. Mutates `s` (dropped on false).
    */
   private read(tx: ReadTx, s: State, totals: Totals, after: number): boolean {
+    const steps = this.reading({ tx }, s, totals, after);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `read` in steps: it pauses (yields) after each batch of documents or leaf blocks, and is
+   * resumed with the same transaction (undefined) or a new one, in which every segment it set out
+   * to read must still be there unchanged and the epoch the same (segments are written once; a
+   * merge replaces them), else it stops (false). Documents are read up to the largest docid there
+   * was at the start, so what it reads is the ledger as it was then.
+   */
+  private *reading(at: { tx: ReadTx }, s: State, totals: Totals, after: number): Generator<void, boolean> {
+    let tx = at.tx;
     // Lengths of the new documents.
     let docs = 0;
     const tokens: [number, number] = [0, 0];
     const added: number[] = [];
     let bad = false;
-    collecting(
-      (docid, blob) => {
-        if (!(blob instanceof Uint8Array) || docid < 0 || docid > MAX_DOCID) {
-          bad = true;
-          return;
-        }
-        cursor = 0;
-        const l0 = varint(blob);
-        const l1 = varint(blob);
-        if (docid >= s.len[0].length) s.len = [grown(s.len[0], docid + 1), grown(s.len[1], docid + 1)];
-        s.len[0][docid] = l0;
-        s.len[1][docid] = l1;
-        tokens[0]! += l0;
-        tokens[1]! += l1;
-        docs++;
-        added.push(docid);
-      },
-      () => tx.get('SELECT count(ap_collect(docid, size)) AS n FROM log_entries_fts_docsize WHERE docid > ?', [after]),
-    );
-    if (bad) return false;
+    const bound = Number(tx.get<{ m: number | null }>('SELECT max(docid) AS m FROM log_entries_fts_docsize')?.m ?? -1);
+    const segments = segmentsOf(tx.all<SegdirRow>(SEGDIR, [PREFIX_LEVELS]));
+    const epoch = epochOf(tx);
+    const resumed = (): boolean => {
+      if (at.tx === tx) return true;
+      tx = at.tx;
+      if (epochOf(tx) !== epoch) return false;
+      const now = new Set(segmentsOf(tx.all(SEGDIR, [PREFIX_LEVELS])).map((seg) => seg.key));
+      return segments.every((seg) => now.has(seg.key));
+    };
+    for (let from = after; from < bound; ) {
+      let last = from;
+      collecting(
+        (docid, blob) => {
+          if (!(blob instanceof Uint8Array) || docid < 0 || docid > MAX_DOCID) {
+            bad = true;
+            return;
+          }
+          cursor = 0;
+          const l0 = varint(blob);
+          const l1 = varint(blob);
+          if (docid >= s.len[0].length) s.len = [grown(s.len[0], docid + 1), grown(s.len[1], docid + 1)];
+          s.len[0][docid] = l0;
+          s.len[1][docid] = l1;
+          tokens[0]! += l0;
+          tokens[1]! += l1;
+          docs++;
+          added.push(docid);
+          last = docid;
+        },
+        () =>
+          tx.get('SELECT count(ap_collect(docid, size)) AS n FROM (SELECT docid, size FROM log_entries_fts_docsize WHERE docid > ? AND docid <= ? ORDER BY docid LIMIT ?)', [
+            from,
+            bound,
+            DOCS_PER_STEP,
+          ]),
+      );
+      if (bad || last === from) return false;
+      from = last;
+      yield;
+      if (!resumed()) return false;
+    }
     const held = after < 0 ? 0 : s.totals.n;
     if (held + docs !== totals.n) return false;
     if (!totals.tokens.every((t, j) => t === (after < 0 ? 0 : s.totals.tokens[j]!) + tokens[j]!)) return false;
     // Segments not read yet, oldest first (FTS4's order: higher levels, then lower idx, are older).
-    const rows = tx.all<{ level: number; idx: number; start_block: number; leaves_end_block: number; end_block: unknown; root: unknown }>(
-      'SELECT level, idx, start_block, leaves_end_block, end_block, root FROM log_entries_fts_segdir WHERE level < ? ORDER BY level DESC, idx ASC',
-      [PREFIX_LEVELS],
-    );
-    const segments: Segment[] = rows.map((r) => {
-      const root = r.root instanceof Uint8Array ? r.root : new Uint8Array(0);
-      return {
-        key: `${r.level}:${r.idx}:${r.start_block}:${r.leaves_end_block}:${String(r.end_block)}:${root.length}:${crc32(root)}`,
-        start: Number(r.start_block),
-        leavesEnd: Number(r.leaves_end_block),
-        root,
-      };
-    });
     const sums: [Uint32Array, Uint32Array] = [new Uint32Array(s.len[0].length), new Uint32Array(s.len[1].length)];
     const termsBefore = s.terms.length;
     const touched = new Set<number>();
     for (const seg of segments) {
       if (s.segments.has(seg.key)) continue;
       if (seg.start === 0) {
-        if (!this.leaf(s, seg.root, after, sums, touched)) return false;
+        if (!(yield* this.leaf(s, seg.root, after, sums, touched))) return false;
       } else {
-        let ok = true;
-        collecting(
-          (_blockid, block) => {
-            if (ok && block instanceof Uint8Array) ok = this.leaf(s, block, after, sums, touched);
-            else ok = false;
-          },
-          () => tx.get('SELECT count(ap_collect(blockid, block)) AS n FROM log_entries_fts_segments WHERE blockid BETWEEN ? AND ?', [seg.start, seg.leavesEnd]),
-        );
-        if (!ok) return false;
+        for (let block = seg.start; block <= seg.leavesEnd; block += BLOCKS_PER_STEP) {
+          // Copied out first, so that a large leaf (a common term's doclist) is read in steps.
+          const blocks: unknown[] = [];
+          collecting(
+            (_blockid, data) => {
+              blocks.push(data);
+            },
+            () =>
+              tx.get('SELECT count(ap_collect(blockid, block)) AS n FROM log_entries_fts_segments WHERE blockid BETWEEN ? AND ?', [
+                block,
+                Math.min(seg.leavesEnd, block + BLOCKS_PER_STEP - 1),
+              ]),
+          );
+          for (const data of blocks) if (!(data instanceof Uint8Array) || !(yield* this.leaf(s, data, after, sums, touched))) return false;
+          yield;
+          if (!resumed()) return false;
+        }
       }
-      if (s.bytes.length + 12 * s.runStart.length > MAX_BYTES) return false;
+      if (s.bytes.length + s.pos.length + 16 * s.runStart.length > MAX_BYTES) return false;
     }
     s.segments = new Set(segments.map((seg) => seg.key));
     // Terms whose runs overlap: what the sums counted twice or for deleted documents, corrected.
     for (const t of touched) {
       if (!s.mixed[t]) continue;
+      yield;
       this.visit(s, t, false, (docid, tf0, tf1) => {
         if (docid > after) {
           sums[0][docid]! -= tf0;
@@ -373,11 +599,13 @@ export class TermIndex {
   }
 
   /** Reads one leaf node: every term's doclist, documents above `after` only. */
-  private leaf(s: State, block: Uint8Array, after: number, sums: [Uint32Array, Uint32Array], touched: Set<number>): boolean {
+  private *leaf(s: State, block: Uint8Array, after: number, sums: [Uint32Array, Uint32Array], touched: Set<number>): Generator<void, boolean> {
+    let pause = LEAF_BYTES_PER_STEP;
     let term = new Uint8Array(64);
     let at = 0;
     const end = block.length;
     const bytes = s.bytes;
+    const pos = s.pos;
     while (at < end) {
       // The leaf's first varint is its height (0), read as the first term's shared prefix.
       cursor = at;
@@ -405,7 +633,12 @@ export class TermIndex {
       let first = -1;
       let deleted = false;
       const runAt = bytes.length;
+      const posAt = pos.length;
       while (p < stop) {
+        if (p >= pause) {
+          pause = p + LEAF_BYTES_PER_STEP;
+          yield;
+        }
         let b = block[p++]!;
         if (b < 0x80) docid += b;
         else {
@@ -416,6 +649,7 @@ export class TermIndex {
         let tf0 = 0;
         let tf1 = 0;
         let column = 0;
+        const keep = docid > after;
         for (;;) {
           b = block[p++]!;
           if (b === 0) break;
@@ -425,12 +659,18 @@ export class TermIndex {
             p = cursor;
             continue;
           }
-          while (b & 0x80) b = block[p++]!;
+          if (b & 0x80) {
+            cursor = p - 1;
+            b = varint(block);
+            p = cursor;
+          }
+          if (b < 2) return false;
+          if (keep) pos.varint(b - 2);
           if (column === 0) tf0++;
           else tf1++;
         }
         if (p > stop) return false;
-        if (docid <= after) continue;
+        if (!keep) continue;
         if (docid > MAX_DOCID) return false;
         if (first < 0) first = docid;
         if (tf0 === 0 && tf1 === 0) deleted = true;
@@ -481,6 +721,7 @@ export class TermIndex {
       const run = s.runStart.push(runAt);
       s.runEnd.push(bytes.length);
       s.runNext.push(-1);
+      s.runPos.push(posAt);
       if (first <= s.last.data[t]! || deleted) s.mixed[t] = 1;
       s.last.data[t] = previous;
       const tail = s.tail.data[t]!;
@@ -520,10 +761,9 @@ export class TermIndex {
     }
   }
 
-  /** The term ids a query word stands for: the word itself, or every term it starts when a prefix. */
-  private expand(s: State, phrase: Phrase): number[] {
-    const word = phrase.words[0]!.toLowerCase();
-    if (!phrase.prefix) {
+  /** The term ids a query word (a token) stands for: the word itself, or every term it starts when a prefix. */
+  private expand(s: State, word: string, prefix: boolean): number[] {
+    if (!prefix) {
       const t = s.ids.get(word);
       return t === undefined ? [] : [t];
     }
@@ -537,6 +777,144 @@ export class TermIndex {
     const out: number[] = [];
     for (let k = lo; k < s.sorted.length && s.terms[s.sorted[k]!]!.startsWith(word); k++) out.push(s.sorted[k]!);
     return out;
+  }
+
+  /**
+   * Every posting of term `t` (each document once, as its newest run has it, deletions left out)
+   * with where its positions start in `s.pos`.
+   */
+  private each(s: State, t: number, fn: (docid: number, tf0: number, tf1: number, at: number) => void): void {
+    const data = s.bytes.data;
+    const pos = s.pos.data;
+    const newest = s.mixed[t] ? new Map<number, [number, number, number]>() : undefined;
+    for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) {
+      const end = s.runEnd.data[r]!;
+      let q = s.runPos.data[r]!;
+      let docid = 0;
+      let p = s.runStart.data[r]!;
+      while (p < end) {
+        let b = data[p++]!;
+        if (b < 0x80) docid += b;
+        else {
+          cursor = p - 1;
+          docid += varint(data);
+          p = cursor;
+        }
+        b = data[p++]!;
+        if (b >= 0x80) {
+          cursor = p - 1;
+          b = varint(data);
+          p = cursor;
+        }
+        let tf0 = b & 7;
+        const tf1 = (b - tf0) / 8;
+        if (tf0 === 7) {
+          cursor = p;
+          tf0 += varint(data);
+          p = cursor;
+        }
+        const at = q;
+        for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
+        if (newest) newest.set(docid, [tf0, tf1, at]);
+        else fn(docid, tf0, tf1, at);
+      }
+    }
+    if (newest) for (const [docid, [tf0, tf1, at]] of newest) if (tf0 > 0 || tf1 > 0) fn(docid, tf0, tf1, at);
+  }
+
+  /**
+   * The counts of a phrase of several words (the last a prefix when `prefix`), as matchinfo
+   * gives them: occurrences in each column of each document, overlapping ones counted, never
+   * across the title and the content (FTS4 keeps positions per column). Candidates are the
+   * documents of the rarest word where every word is in one column; each occurrence of the
+   * rarest word gives a start, which every other word must confirm at its offset from it.
+   */
+  private phraseCounts(s: State, words: string[], prefix: boolean, size: number): Counts {
+    const c = emptyCounts(size);
+    const k = words.length;
+    const termsOf = words.map((w, i) => this.expand(s, w, prefix && i === k - 1));
+    if (termsOf.some((ts) => ts.length === 0)) return c;
+    // How rare each word is, by the bytes of its postings.
+    const weight = termsOf.map((ts) => {
+      let sum = 0;
+      for (const t of ts) for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
+      return sum;
+    });
+    let r = 0;
+    for (let i = 1; i < k; i++) if (weight[i]! < weight[r]!) r = i;
+    // The starts the rarest word gives (its positions, shifted to the phrase's first word), by document.
+    const pos = s.pos.data;
+    let docOf = new Uint32Array(1024);
+    let keyOf = new Float64Array(1024);
+    let n = 0;
+    for (const t of termsOf[r]!) {
+      this.each(s, t, (d, tf0, tf1, at) => {
+        let q = at;
+        for (let column = 0; column < 2; column++) {
+          let p = 0;
+          for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+            const b = pos[q++]!;
+            if (b < 0x80) p += b;
+            else {
+              cursor = q - 1;
+              p += varint(pos);
+              q = cursor;
+            }
+            if (p < r) continue;
+            if (n === docOf.length) {
+              const moreDocs = new Uint32Array(2 * n);
+              moreDocs.set(docOf);
+              docOf = moreDocs;
+              const moreKeys = new Float64Array(2 * n);
+              moreKeys.set(keyOf);
+              keyOf = moreKeys;
+            }
+            docOf[n] = d;
+            keyOf[n++] = column * COLUMN + p - r;
+          }
+        }
+      });
+    }
+    if (n === 0) return c;
+    // One term not overlapping itself gives them grouped by document and in order; a prefix's
+    // terms (or runs resolved newest first) are sorted here.
+    let order: number[] | undefined;
+    if (termsOf[r]!.length > 1 || s.mixed[termsOf[r]![0]!]) order = Array.from({ length: n }, (_, x) => x).sort((a, b) => docOf[a]! - docOf[b]! || keyOf[a]! - keyOf[b]!);
+    const { keys, slot, cands, off, len } = grouped(docOf, keyOf, n, order, size);
+    const mark = new Uint8Array(keys.length);
+    const others = words.map((_, i) => i).filter((i) => i !== r);
+    others.sort((a, b) => weight[a]! - weight[b]!);
+    for (const i of others) {
+      for (const t of termsOf[i]!) {
+        this.each(s, t, (d, tf0, tf1, at) => {
+          const j = slot[d]! - 1;
+          if (j < 0 || len[j] === 0) return;
+          const hi = off[j]! + len[j]!;
+          let x = off[j]!;
+          let q = at;
+          // Positions come in ascending order of key (title, then content): one merge.
+          for (let column = 0; column < 2; column++) {
+            let p = 0;
+            for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+              const b = pos[q++]!;
+              if (b < 0x80) p += b;
+              else {
+                cursor = q - 1;
+                p += varint(pos);
+                q = cursor;
+              }
+              if (p < i) continue;
+              const key = column * COLUMN + p - i;
+              while (x < hi && keys[x]! < key) x++;
+              if (x < hi && keys[x] === key) mark[x] = 1;
+            }
+          }
+        });
+      }
+      keepMarked(keys, mark, off, len);
+    }
+    counted(keys, cands, off, len, c);
+    return c;
   }
 
   /** Adds the postings of term `t` to a phrase's counts. */
@@ -598,12 +976,30 @@ export class TermIndex {
   private rank(tx: ReadTx, s: State, query: FullTextQuery, offset: number, limit: number, only: RowFilter | undefined): RankedPage {
     const size = s.len[0].length;
     const byWord = new Map<string, Counts>();
-    const countsOf = (phrase: Phrase): Counts => {
-      const key = `${phrase.words[0]!.toLowerCase()}${phrase.prefix ? '*' : ''}`;
+    const wordCounts = (word: string, prefix: boolean): Counts => {
+      const key = `${word}${prefix ? '*' : ''}`;
       const known = byWord.get(key);
       if (known) return known;
-      const c: Counts = { tf0s: new Uint32Array(size), tf1s: new Uint32Array(size), docs: new Uint32Array(size), found: 0, withHit: [0, 0] };
-      for (const t of this.expand(s, phrase)) this.accumulate(s, t, c);
+      const c = emptyCounts(size);
+      for (const t of this.expand(s, word, prefix)) this.accumulate(s, t, c);
+      byWord.set(key, c);
+      return c;
+    };
+    const countsOf = (phrase: Phrase): Counts => {
+      if (phrase.words.length === 1) return wordCounts(phrase.words[0]!, phrase.prefix);
+      const key = `"${phrase.words.join(' ')}${phrase.prefix ? '*' : ''}"`;
+      const known = byWord.get(key);
+      if (known) return known;
+      // A phrase searched again (the same index, nothing appended) reuses its counts.
+      const saved = this.phrases.get(key);
+      let c: Counts;
+      if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
+      else {
+        c = this.phraseCounts(s, phrase.words, phrase.prefix, size);
+      }
+      this.phrases.delete(key);
+      this.phrases.set(key, { s, n: s.totals.n, counts: c });
+      if (this.phrases.size > MAX_PHRASES) this.phrases.delete(this.phrases.keys().next().value!);
       byWord.set(key, c);
       return c;
     };
