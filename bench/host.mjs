@@ -176,6 +176,16 @@ async function measure(dist) {
       await s.client.close();
     }
     rows.push([`spawn to first answer (initialize + search_logs) of a new server, ${ENTRIES} entries, warm host`, `${p50(spawnTimes).toFixed(0)} ms (p50 of 5)`, '≤ 250 ms']);
+    // The floor: the SDK's own no-op server, run with the same lean settings (its SDK and zod load alike).
+    const noopTimes = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const s = await connect(process.execPath, [...LEAN_NODE_ARGS, path.join(root, 'bench', 'noopServer.mjs')], env(db, LEAN_NODE_ENV));
+      await s.client.callTool({ name: 'noop', arguments: {} });
+      noopTimes.push(performance.now() - started);
+      await s.client.close();
+    }
+    rows.push(["spawn to first answer (initialize + noop) of the SDK's no-op server", `${p50(noopTimes).toFixed(0)} ms (p50 of 5)`, 'the floor of the row above']);
 
     // CLI search wall time, warm host.
     const cliTimes = [];

@@ -3,7 +3,7 @@
 // A thin wrapper over core/storage/copyLedger, like the editor's "Copy Ledger" command.
 
 import * as path from 'node:path';
-import { copyLedger } from '../core/storage/copyLedger';
+import type * as CopyLedgerModule from '../core/storage/copyLedger';
 import { isPostgresUrl } from '../core/storage/postgres/url';
 import { flagSet, flagValue, parseArgv, UsageError } from './args';
 import type { Command } from './command';
@@ -37,6 +37,9 @@ Options:
       if (v === undefined || v.trim() === '') throw new UsageError(`--${flag} is required: a ledger file path or a postgres:// connection string`);
       return isPostgresUrl(v) ? v.trim() : path.resolve(ctx.cwd, v);
     };
+    // The engine loads for this command only.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (ARCHITECTURE.md, "Bundles and the start path")
+    const { copyLedger } = require('../core/storage/copyLedger') as typeof CopyLedgerModule;
     const result = await copyLedger({ from: where('from'), to: where('to'), force: flagSet(p, 'force'), logger: ctx.services.logger });
     if (flagSet(p, 'json')) {
       ctx.out.json(result);

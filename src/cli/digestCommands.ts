@@ -3,7 +3,8 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DIGEST_TAG, type DigestForce, type DigestRun } from '../core/digests/digestService';
+import type { DigestForce, DigestRun } from '../core/digests/digestService';
+import type * as DigestServiceModule from '../core/digests/digestService';
 import { LedgerError } from '../core/errors';
 import { extractiveSummary } from '../core/progress/summariser';
 import { PROVIDERS } from '../core/traces/types';
@@ -132,6 +133,8 @@ async function sessionStartContext(ctx: CommandContext, workspace: string): Prom
   const projectId = workflowProjectId(process.env, workspace);
   const progress = await ctx.services.progress();
   const { entries, total } = await progress.listEntries(projectId, { limit: CONTEXT_ENTRIES });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (ARCHITECTURE.md, "Bundles and the start path")
+  const { DIGEST_TAG } = require('../core/digests/digestService') as typeof DigestServiceModule;
   if (entries.length === 0)
     return `Agent Progress: the progress log of project "${projectId}" has no entries yet. Record what you do with log_progress (projectId "${projectId}").`;
   const lines = [

@@ -2,7 +2,7 @@
 // ledger on the machine that every server, the CLI and the editor share).
 
 import { LedgerError, isLedgerError } from '../core/errors';
-import { HostConnection } from '../core/host/client';
+import type * as HostClientModule from '../core/host/client';
 import { processAlive } from '../core/host/ownerFile';
 import type { HostStatus } from '../core/host/protocol';
 import { flagSet, parseArgv, UsageError } from './args';
@@ -45,6 +45,8 @@ Options:
     if (p.positionals.length !== 1 || (action !== 'status' && action !== 'stop')) throw new UsageError('Say "status" or "stop"');
     if (ctx.services.databaseUrl) throw new LedgerError('invalid_argument', 'A PostgreSQL ledger has no ledger host: only a ledger file has one.');
     const json = flagSet(p, 'json');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (ARCHITECTURE.md, "Bundles and the start path")
+    const { HostConnection } = require('../core/host/client') as typeof HostClientModule;
     const connection = new HostConnection({ file: ctx.services.dbPath, start: false, reachTimeoutMs: 3_000 });
     try {
       let status: HostStatus;

@@ -5,7 +5,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { statusDocument } from '../core/review/reviewService';
+import type * as ReviewServiceModule from '../core/review/reviewService';
+
+/** The review service's module, loaded with the service (ARCHITECTURE.md, "Bundles and the start path"). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs
+const reviewModule = (): typeof ReviewServiceModule => require('../core/review/reviewService') as typeof ReviewServiceModule;
 import type { ReviewService } from '../core/review/reviewService';
 import type { ActionStatus, ReviewRun } from '../core/review/types';
 import { flagSet, flagValue, parseArgv, UsageError } from './args';
@@ -94,7 +98,7 @@ definition or the one named "default". Agents then find it with get_workflow. Pr
       startedBy: operator(p),
     });
     if (flagSet(p, 'json')) {
-      ctx.out.json(statusDocument(await service.state(run.id), new Date()));
+      ctx.out.json(reviewModule().statusDocument(await service.state(run.id), new Date()));
       return;
     }
     ctx.out.line(`${run.id}  started ${run.workflow} in project ${run.projectId}: ${run.definition.agents.map((a) => a.name).join(', ')}`);
@@ -115,6 +119,7 @@ same document as the status file VS Code keeps.`,
     const service = await ctx.services.review();
     const run = await chooseRun(service, onePositional(p.positionals));
     const state = await service.state(run.id);
+    const { statusDocument } = reviewModule();
     if (flagSet(p, 'json')) {
       ctx.out.json({
         ...statusDocument(state, new Date()),

@@ -5,24 +5,54 @@ import * as path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './log';
 import { createOpenAiProvider } from './progress/openAiSummary';
-import { ProgressService } from './progress/progressService';
-import { QueueService } from './queue/queueService';
+import type { ProgressService } from './progress/progressService';
+import type * as ProgressModule from './progress/progressService';
+import type { QueueService } from './queue/queueService';
+import type * as QueueModule from './queue/queueService';
 import { Summariser, type SummaryProvider } from './progress/summariser';
 import type { OpenLedgerOptions } from './storage/openLedger';
 import type * as OpenLedgerModule from './storage/openLedger';
 import type { Ledger } from './storage/store';
-import { openHostLedger } from './host/client';
 import { refuseForeignLedgerPaths } from './storage/ledgerFiles';
 import type { HostCommand } from './host/start';
-import { Snapshotter } from './workflow/snapshots';
-import { WorkflowService } from './workflow/workflowService';
-import { ReviewService } from './review/reviewService';
+import type * as HostClientModule from './host/client';
+import type { WorkflowService } from './workflow/workflowService';
+import type * as WorkflowModule from './workflow/workflowService';
+import type * as SnapshotsModule from './workflow/snapshots';
+import type { ReviewService } from './review/reviewService';
+import type * as ReviewModule from './review/reviewService';
 import { resolveWorkspace, workflowProjectId } from './workflow/workspace';
-import { resolveTraceHomes, type TraceHomes } from './traces/homes';
-import { progressActivitySource, queueActivitySource, workflowActivitySource } from './traces/ledgerLink';
-import { TraceService } from './traces/traceService';
-import { TransferService } from './transfer/transferService';
-import { DEFAULT_IDLE_MINUTES, DigestService, type DigestSettings } from './digests/digestService';
+import type { TraceHomes } from './traces/homes';
+import type * as HomesModule from './traces/homes';
+import type * as LedgerLinkModule from './traces/ledgerLink';
+import type { TraceService } from './traces/traceService';
+import type * as TraceModule from './traces/traceService';
+import type { TransferService } from './transfer/transferService';
+import type * as TransferModule from './transfer/transferService';
+import type { DigestService, DigestSettings } from './digests/digestService';
+import type * as DigestModule from './digests/digestService';
+
+/**
+ * The engine, the host client and each service load when first used: a process evaluates only what
+ * it runs (a client of the ledger host never evaluates the engine; the CLI's search, only the progress
+ * service and its schemas). ARCHITECTURE.md, "Bundles and the start path".
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use; the bundle keeps each module unevaluated until then */
+const load = {
+  openLedger: () => require('./storage/openLedger') as typeof OpenLedgerModule,
+  hostClient: () => require('./host/client') as typeof HostClientModule,
+  progress: () => require('./progress/progressService') as typeof ProgressModule,
+  queue: () => require('./queue/queueService') as typeof QueueModule,
+  workflow: () => require('./workflow/workflowService') as typeof WorkflowModule,
+  snapshots: () => require('./workflow/snapshots') as typeof SnapshotsModule,
+  review: () => require('./review/reviewService') as typeof ReviewModule,
+  transfer: () => require('./transfer/transferService') as typeof TransferModule,
+  traces: () => require('./traces/traceService') as typeof TraceModule,
+  traceHomes: () => require('./traces/homes') as typeof HomesModule,
+  ledgerLink: () => require('./traces/ledgerLink') as typeof LedgerLinkModule,
+  digests: () => require('./digests/digestService') as typeof DigestModule,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface ServicesOptions {
   config: Pick<Config, 'dbPath' | 'openai'> & Partial<Pick<Config, 'databaseUrl'>>;
@@ -128,8 +158,7 @@ export class Services {
     // The engine (sql.js) and the PostgreSQL driver load only when this process opens the ledger
     // itself: a client of the ledger host never loads them.
     const direct = async (): Promise<Ledger> =>
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first direct open only (a bundle keeps it unevaluated until then)
-      (require('./storage/openLedger') as typeof OpenLedgerModule).openLedger({
+      load.openLedger().openLedger({
         file: this.options.config.dbPath,
         logger: this.options.logger,
         ...(this.options.config.databaseUrl ? { databaseUrl: this.options.config.databaseUrl } : {}),
@@ -145,7 +174,7 @@ export class Services {
     refuseForeignLedgerPaths(this.options.config.dbPath);
     try {
       const idleMs = host?.idleMs ?? hostIdleFromEnv();
-      return await openHostLedger({
+      return await load.hostClient().openHostLedger({
         file: this.options.config.dbPath,
         logger: this.options.logger,
         watch: this.options.ledger?.watch === true,
@@ -161,6 +190,7 @@ export class Services {
 
   async progress(): Promise<ProgressService> {
     const ledger = await this.ledger();
+    const { ProgressService } = load.progress();
     this.progressService ??= new ProgressService({
       store: ledger.progress,
       summariser: this.summariser,
@@ -173,6 +203,8 @@ export class Services {
   async workflow(): Promise<WorkflowService> {
     const ledger = await this.ledger();
     if (!this.workflowService) {
+      const { WorkflowService } = load.workflow();
+      const { Snapshotter } = load.snapshots();
       const workspace = this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
       const dbPath = this.options.config.dbPath;
       this.workflowService = new WorkflowService({
@@ -189,6 +221,7 @@ export class Services {
   async review(): Promise<ReviewService> {
     const ledger = await this.ledger();
     if (!this.reviewService) {
+      const { ReviewService } = load.review();
       const workspace = this.options.reviewWorkspace ?? this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
       this.reviewService = new ReviewService({
         store: ledger.review,
@@ -203,6 +236,7 @@ export class Services {
   async queue(): Promise<QueueService> {
     const ledger = await this.ledger();
     if (!this.queueService) {
+      const { QueueService } = load.queue();
       this.queueService = new QueueService({
         store: ledger.queue,
         logger: this.options.logger,
@@ -217,6 +251,7 @@ export class Services {
   /** Export, import and retention of the whole ledger. */
   async transfer(): Promise<TransferService> {
     const ledger = await this.ledger();
+    const { TransferService } = load.transfer();
     // On PostgreSQL the location is a URL: exports go beside the local ledger path instead.
     this.transferService ??= new TransferService({
       store: ledger.transfer,
@@ -231,8 +266,11 @@ export class Services {
    * the ledger opens only when a caller asks for the activity logged during a session.
    */
   async traces(): Promise<TraceService> {
-    this.traceService ??= new TraceService({
-      homes: this.options.traces?.homes ?? resolveTraceHomes(),
+    if (this.traceService) return this.traceService;
+    const { TraceService } = load.traces();
+    const { progressActivitySource, queueActivitySource, workflowActivitySource } = load.ledgerLink();
+    this.traceService = new TraceService({
+      homes: this.options.traces?.homes ?? load.traceHomes().resolveTraceHomes(),
       logger: this.options.logger,
       ledgerSources: async () => [progressActivitySource(() => this.progress()), workflowActivitySource(() => this.workflow()), queueActivitySource(() => this.queue())],
       ...(this.options.traces?.minRefreshMs !== undefined ? { minRefreshMs: this.options.traces.minRefreshMs } : {}),
@@ -246,6 +284,7 @@ export class Services {
    */
   async digests(overrides?: { workspace?: string; settings?: Partial<DigestSettings>; traces?: () => Promise<TraceService> }): Promise<DigestService> {
     if (this.digestService && !overrides) return this.digestService;
+    const { DigestService, DEFAULT_IDLE_MINUTES } = load.digests();
     const workspace = overrides?.workspace ?? this.options.workspace ?? resolveWorkspace(process.env, process.cwd());
     const service = new DigestService({
       traces: overrides?.traces ?? (() => this.traces()),

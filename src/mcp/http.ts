@@ -16,7 +16,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { readRegularTextSync, specialKind } from '../core/regularFile';
 import { writeFileAtomicSync } from '../core/storage/files';
 import type { Logger } from '../core/log';
-import { newQueueSession, type QueueSession } from '../core/queue/queueService';
+import { newQueueSession, type QueueSession } from '../core/queue/session';
 import type { Services } from '../core/services';
 import { createServer } from './server';
 import type { ToolsetName } from './toolsets';

@@ -8,7 +8,7 @@ import { isLedgerError } from '../core/errors';
 import { createLogger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
-import { newQueueSession } from '../core/queue/queueService';
+import { newQueueSession } from '../core/queue/session';
 import { HTTP_SESSION_DEFAULTS, HttpStartRefused, httpToken, startHttpServer } from './http';
 import { createServer } from './server';
 import { parseToolsets, TOOLSET_NAMES, ToolsetError, type ToolsetName } from './toolsets';

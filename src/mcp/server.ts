@@ -4,7 +4,7 @@
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../core/log';
-import { newQueueSession, type QueueSession } from '../core/queue/queueService';
+import { newQueueSession, type QueueSession } from '../core/queue/session';
 import type { Services } from '../core/services';
 import { installPrompts } from './prompts';
 import { installResources } from './resources';

@@ -5,21 +5,37 @@
 import type { Services } from '../core/services';
 import type { ToolDefinition } from './toolRegistry';
 import { TOOLSET_NAMES, type ToolsetCatalog, type ToolsetName } from './toolset';
-import { progressToolset } from './tools/progress';
-import { queueToolset } from './tools/queue';
-import { workflowToolset } from './tools/workflow';
-import { tracesToolset } from './tools/traces';
-import { reviewToolset } from './tools/review';
+import type * as ProgressTools from './tools/progress';
+import type * as QueueTools from './tools/queue';
+import type * as WorkflowTools from './tools/workflow';
+import type * as TracesTools from './tools/traces';
+import type * as ReviewTools from './tools/review';
 
 export { TOOLSET_NAMES, type ToolsetCatalog, type ToolsetName } from './toolset';
 
+/**
+ * Every toolset, each evaluated (its tools, its services' zod schemas) when first read: a server
+ * evaluates only the toolsets it serves (ARCHITECTURE.md, "Bundles and the start path").
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- synchronous lazy loading; the bundle keeps each module unevaluated until then */
 export const TOOLSETS: ToolsetCatalog = {
-  progress: progressToolset,
-  queue: queueToolset,
-  workflow: workflowToolset,
-  traces: tracesToolset,
-  review: reviewToolset,
+  get progress() {
+    return (require('./tools/progress') as typeof ProgressTools).progressToolset;
+  },
+  get queue() {
+    return (require('./tools/queue') as typeof QueueTools).queueToolset;
+  },
+  get workflow() {
+    return (require('./tools/workflow') as typeof WorkflowTools).workflowToolset;
+  },
+  get traces() {
+    return (require('./tools/traces') as typeof TracesTools).tracesToolset;
+  },
+  get review() {
+    return (require('./tools/review') as typeof ReviewTools).reviewToolset;
+  },
 };
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export class ToolsetError extends Error {}
 

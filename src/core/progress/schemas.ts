@@ -3,21 +3,9 @@
 
 import * as z from 'zod';
 import { boundedInt, flag, isoDate, labelList, optionalText, requiredText } from '../validation';
+import { LIMITS } from './limits';
 
-export const LIMITS = {
-  projectId: 100,
-  title: 100,
-  content: 10_000,
-  summary: 500,
-  tags: 10,
-  tag: 50,
-  agentId: 100,
-  entryId: 100,
-  query: 200,
-  text: 500,
-  searchLimit: 100,
-  defaultSearchLimit: 20,
-} as const;
+export { LIMITS };
 
 const projectId = () =>
   requiredText('projectId', LIMITS.projectId, { identifier: true }).describe(

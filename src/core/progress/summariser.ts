@@ -4,7 +4,7 @@
 
 import type { Logger } from '../log';
 import { codePointLength, truncateText } from '../text';
-import { LIMITS } from './schemas';
+import { LIMITS } from './limits';
 import type { SummarySource } from './types';
 
 export const SYSTEM_PROMPT =

@@ -2,7 +2,7 @@
 // Agent and Reaper services, in one place): validation, ids, API keys, templates, who may act
 // on what, and clear messages. The MCP tools, the CLI and the extension all call this.
 
-import { customAlphabet, nanoid } from 'nanoid';
+import { customAlphabet } from 'nanoid';
 import { newQueueId } from './ids';
 import { invalidArgument, isLedgerError, LedgerError, notFound } from '../errors';
 import type { Logger } from '../log';
@@ -34,25 +34,14 @@ import {
   taskTypeInput,
 } from './schemas';
 import type { Actor, Agent, AuditEvent, ProjectConfig, ProjectQueueStatus, QueueProject, Task, TaskAttempt, TaskStatus, TaskType, TaskWithHistory } from './types';
+import { newQueueSession, type QueueSession } from './session';
+
+export { newQueueSession, type QueueSession };
 
 export const DEFAULT_PROJECT_CONFIG: ProjectConfig = { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 };
 export const DEFAULT_TYPE_NAME = 'default';
 /** The typeId of a task that goes to its project's default type (created with the task if missing). */
 export const DEFAULT_TYPE_REF = '';
-
-/** What one client connection is: the project it joined and the agent it authenticated as. */
-export interface QueueSession {
-  id: string;
-  projectId: string | undefined;
-  agent: { projectId: string; name: string } | undefined;
-  /** Saved in the ledger so that it survives a server restart (HTTP sessions). */
-  persistent: boolean;
-  createdAt: string;
-}
-
-export function newQueueSession(options: { id?: string; persistent?: boolean; at?: string } = {}): QueueSession {
-  return { id: options.id ?? nanoid(21), projectId: undefined, agent: undefined, persistent: options.persistent ?? false, createdAt: options.at ?? new Date().toISOString() };
-}
 
 const agentSuffix = customAlphabet('abcdefghijkmnpqrstuvwxyz23456789', 5);
 

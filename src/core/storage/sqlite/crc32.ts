@@ -1,6 +1,6 @@
 // CRC-32 (IEEE) for journal records; zlib.crc32 where the runtime has it, a table otherwise.
 
-import * as zlib from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 
 let table: Uint32Array | undefined;
 
@@ -22,8 +22,11 @@ export function crc32Portable(data: Uint8Array): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-const native = (zlib as unknown as { crc32?: (data: Uint8Array) => number }).crc32;
+let native: ((data: Uint8Array) => number) | null | undefined;
 
 export function crc32(data: Uint8Array): number {
+  // node:zlib loads on the first record: what only reads JOURNAL_MAGIC (a client of the ledger host) does not load it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in, loaded on first use
+  native ??= (require('node:zlib') as typeof Zlib & { crc32?: (data: Uint8Array) => number }).crc32 ?? null;
   return native ? native(data) >>> 0 : crc32Portable(data);
 }
