@@ -7,6 +7,7 @@ import type { EntryListing } from '../../../core/progress/types';
 import type { ProgressLogDeps } from '../feature';
 import { relativeTime } from '../../views/format';
 import { latestSearch } from './latestSearch';
+import { searchTracer } from './searchTrace';
 
 interface ResultItem extends vscode.QuickPickItem {
   entry?: EntryListing;
@@ -31,9 +32,17 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
     pick.placeholder = 'Words in titles and content: "a phrase", prefix*, -exclude, OR';
     pick.matchOnDescription = false;
     pick.matchOnDetail = false;
-    const searches = latestSearch(async (value) => (await deps.host.progress()).quickSearch(value, { limit: 40 }), {
+    const trace = searchTracer();
+    const search = async (value: string): Promise<{ entries: EntryListing[]; total: number }> => {
+      trace?.('start', value);
+      const answer = await (await deps.host.progress()).quickSearch(value, { limit: 40 });
+      trace?.('answer', value, { hits: answer.total });
+      return answer;
+    };
+    const searches = latestSearch(search, {
       answer(value, { entries, total }) {
         pick.items = entries.length > 0 ? searchItems(entries, total, new Date()) : [{ label: value ? `No entries match "${value}"` : 'No entries yet', alwaysShow: true }];
+        trace?.('items', value);
       },
       failure(_value, err) {
         pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
@@ -47,6 +56,7 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
       // value waiting and drops answers to older ones, so no debounce is needed (a 120 ms one was
       // more than the whole 100 ms budget from keystroke to results).
       pick.onDidChangeValue((value) => {
+        trace?.('change', value);
         void searches.request(value);
       });
       pick.onDidAccept(() => {
