@@ -51,10 +51,12 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
         pick.busy = busy;
       },
     });
+    // Answers kept for values typed again hold only while the ledger is unchanged.
+    const changes = deps.host.onDidChange(() => searches.forget());
     const done = new Promise<void>((resolve) => {
-      // Each keystroke asks at once: latestSearch runs one search at a time, keeps only the newest
-      // value waiting and drops answers to older ones, so no debounce is needed (a 120 ms one was
-      // more than the whole 100 ms budget from keystroke to results).
+      // Each keystroke asks at once, even while an older search runs (latestSearch: at most two in
+      // flight, only the newest waiting, answers to older values dropped), so no debounce is needed
+      // (a 120 ms one was more than the whole 100 ms budget from keystroke to results).
       pick.onDidChangeValue((value) => {
         trace?.('change', value);
         void searches.request(value);
@@ -67,6 +69,7 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
         }
       });
       pick.onDidHide(() => {
+        changes.dispose();
         pick.dispose();
         resolve();
       });
