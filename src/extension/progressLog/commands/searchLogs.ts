@@ -25,6 +25,9 @@ export function searchItems(entries: EntryListing[], total: number, now: Date): 
   return items;
 }
 
+/** How long a search runs before the quick pick is told it is busy. */
+const BUSY_AFTER_MS = 200;
+
 export function searchLogs(deps: ProgressLogDeps): CommandHandler {
   return async (initial?: unknown) => {
     const pick = vscode.window.createQuickPick<ResultItem>();
@@ -33,6 +36,7 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
     pick.matchOnDescription = false;
     pick.matchOnDetail = false;
     const trace = searchTracer();
+    let busyTimer: NodeJS.Timeout | undefined;
     const search = async (value: string): Promise<{ entries: EntryListing[]; total: number }> => {
       trace?.('start', value);
       const answer = await (await deps.host.progress()).quickSearch(value, { limit: 40 });
@@ -48,7 +52,11 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
         pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
       },
       busy(busy) {
-        pick.busy = busy;
+        // VS Code shows a busy quick pick's progress bar only after 800 ms; telling it at once
+        // costs the window one more update per key, so a search says so only once it is slow.
+        clearTimeout(busyTimer);
+        busyTimer = busy ? setTimeout(() => (pick.busy = true), BUSY_AFTER_MS) : undefined;
+        if (!busy && pick.busy) pick.busy = false;
       },
     });
     // Answers kept for values typed again hold only while the ledger is unchanged.
@@ -69,6 +77,7 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
         }
       });
       pick.onDidHide(() => {
+        clearTimeout(busyTimer);
         changes.dispose();
         pick.dispose();
         resolve();
