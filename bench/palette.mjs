@@ -15,7 +15,13 @@
 // order: a key's answer counts as shown when every row on screen is one of its entries (in any
 // order) and there are at least as many as its first rows.
 //
-//   node bench/palette.mjs [--entries=N] [--pause=MS]      (build dist/ first: node esbuild.mjs)
+// --trace: where each key's time goes, stage by stage (a table after the figures): the browser's
+// input event, the extension host receiving the value, its search starting and answering (the
+// ledger host's round trip), the items handed to the quick pick, and the rows shown. The extension
+// writes its stages when AGENT_PROGRESS_SEARCH_TRACE names a file (searchTrace.ts); all are wall
+// clock times on this machine, so they compare across processes.
+//
+//   node bench/palette.mjs [--entries=N] [--pause=MS] [--trace]     (build dist/ first: node esbuild.mjs)
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,13 +36,14 @@ const benchDir = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(benchDir, '..');
 const argv = process.argv.slice(2);
 const option = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const unknown = argv.filter((a) => !/^--(entries|pause)=\d+$/.test(a));
+const unknown = argv.filter((a) => !/^--(entries|pause)=\d+$/.test(a) && a !== '--trace');
 if (unknown.length > 0) {
-  process.stderr.write(`Unknown argument(s): ${unknown.join(' ')}\nUsage: node bench/palette.mjs [--entries=N] [--pause=MS]\n`);
+  process.stderr.write(`Unknown argument(s): ${unknown.join(' ')}\nUsage: node bench/palette.mjs [--entries=N] [--pause=MS] [--trace]\n`);
   process.exit(2);
 }
 const ENTRIES = Number(option('entries') ?? 100_000);
 const PAUSE = Number(option('pause') ?? 300);
+const TRACE = argv.includes('--trace');
 const ROWS = 4;
 const say = (line) => process.stderr.write(`bench: ${line}\n`);
 
@@ -74,22 +81,27 @@ async function main() {
     const v = corpus.vocab;
     const phrases = [v.contentWords[0], v.contentWords[150], `${v.contentWords[150]} ${v.contentWords[0]}`, v.identifiers.filter((id) => !id.includes('_'))[40]];
     const ledger = await harness.openLedger({ file: ledgerFile, checkpoint: false });
+    // The term index built first, as the ledger host does after opening: "engine alone" is then a search's own time.
+    await ledger.progress.prepareSearch();
     const service = new harness.ProgressService({ store: ledger.progress, summariser: new harness.Summariser([], harness.silentLogger), logger: harness.silentLogger });
     const steps = [];
     for (const phrase of phrases) {
       let previous;
       for (let i = 1; i <= phrase.length; i++) {
         const value = phrase.slice(0, i);
+        const t = performance.now();
         const { entries, total } = await service.quickSearch(value, { limit: 40 });
+        const engineMs = performance.now() - t;
         const all = entries.map((e) => ({ title: e.title, snippet: e.snippet ?? '' }));
         const rows = all.slice(0, ROWS);
         const look = JSON.stringify(rows) + (entries.length === 0 ? value : '');
-        steps.push({ phrase, value, key: phrase[i - 1], rows, all, total, empty: entries.length === 0, distinct: look !== previous });
+        steps.push({ phrase, value, key: phrase[i - 1], rows, all, total, engineMs, empty: entries.length === 0, distinct: look !== previous });
         previous = look;
       }
     }
     await ledger.close();
 
+    const traceFile = path.join(tmp, 'search-trace.jsonl');
     const workspace = path.join(tmp, 'workspace');
     fs.mkdirSync(workspace, { recursive: true });
     server = await vscodeHarness.startCodeServer({
@@ -99,6 +111,7 @@ async function main() {
       workspace,
       devMode: true,
       settings: { 'agentProgress.ledgerPath': ledgerFile },
+      env: TRACE ? { AGENT_PROGRESS_SEARCH_TRACE: traceFile } : {},
     });
     browser = await vscodeHarness.launchChromium(server);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -150,6 +163,12 @@ async function main() {
     await openPalette();
     await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 300_000 });
     say('palette open with the newest entries; typing');
+    // The browser's input events (value and wall clock), for --trace.
+    await page.evaluate(() => {
+      const g = globalThis;
+      g.__apInputs = [];
+      g.document.addEventListener('input', (e) => g.__apInputs.push({ t: performance.timeOrigin + performance.now(), value: e.target?.value }), true);
+    });
 
     // VS Code's quick pick re-sorts the items by how their label matches the typed value, so the
     // rows are not in the ranked order: a key's answer is shown when every row on screen is one of
@@ -177,7 +196,7 @@ async function main() {
       await input.fill('');
       await page.waitForTimeout(1_000);
       for (const step of steps.filter((s) => s.phrase === phrase)) {
-        const before = await page.evaluate(() => performance.now());
+        const [before, origin] = await page.evaluate(() => [performance.now(), performance.timeOrigin]);
         await page.keyboard.type(step.key);
         const handle = await shown({ rows: step.rows, all: step.all, empty: step.empty, value: step.value.trim() }).catch(async (err) => {
           const seen = await page
@@ -189,7 +208,7 @@ async function main() {
           );
         });
         const at = await handle.jsonValue();
-        results.push({ ...step, ms: at - before });
+        results.push({ ...step, ms: at - before, keyAt: origin + before, shownAt: origin + at });
         await page.waitForTimeout(PAUSE);
       }
       say(`typed "${phrase}"`);
@@ -222,6 +241,7 @@ async function main() {
       '',
       `code-server's VS Code in headless Chromium; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`,
     );
+    if (TRACE) lines.push('', ...(await stageTable(page, traceFile, results)));
     const text = lines.join('\n') + '\n';
     process.stdout.write(text);
     fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });
@@ -239,6 +259,39 @@ async function main() {
     }
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Per key, ms after the key was sent: the browser's input event, the extension host receiving the
+ * value, its search starting, the answer back from the ledger host, the items handed to the quick
+ * pick, the rows shown; and the same quickSearch's time in this process (the engine alone).
+ */
+async function stageTable(page, traceFile, results) {
+  const inputs = await page.evaluate(() => globalThis.__apInputs ?? []);
+  const events = fs.existsSync(traceFile)
+    ? fs
+        .readFileSync(traceFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+  const out = [
+    '#### Where the time goes (--trace): ms after the key was sent',
+    '',
+    '| value | input event | ext host has value | search starts | answer back | items set | shown | engine alone (bench process) |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    // The first event of each kind for this value after the key (a value typed twice, as "u" is, has two).
+    const first = (list, pred) => list.find((e) => e.t >= r.keyAt - 1 && pred(e));
+    const at = (x) => (x === undefined ? '-' : ms(x.t - r.keyAt));
+    const input = first(inputs, (e) => e.value === r.value);
+    const stage = (name) => first(events, (e) => e.stage === name && e.value === r.value);
+    out.push(
+      `| \`${r.value}\` | ${at(input)} | ${at(stage('change'))} | ${at(stage('start'))} | ${at(stage('answer'))} | ${at(stage('items'))} | ${ms(r.shownAt - r.keyAt)} | ${ms(r.engineMs)} |`,
+    );
+  }
+  return out;
 }
 
 main().then(

@@ -207,6 +207,74 @@ describe('Agent Progress in VS Code', function () {
     await until(() => api.deps.entries.openIds.includes(id), 'the entry webview', 10_000, 50);
   });
 
+  it('typed quickly, shows the newest value’s answer and never an older one after it; a value typed again after a write is searched again', async () => {
+    const titles = ['Quartz gauge calibrated', 'Quarry road survey', 'Quasar telemetry parsed', 'Quick fix for the quota alarm'];
+    for (const title of titles) await cli('log', '--project', 'typing', '--title', title, '--content', `${title.toLowerCase()}; notes follow.`);
+    type Item = vscode.QuickPickItem & { entry?: { id: string; title: string } };
+    const { pick, searches } = (await vscode.commands.executeCommand(CommandIds.searchLogs)) as {
+      pick: vscode.QuickPick<Item>;
+      searches: { idle(): Promise<void> };
+    };
+    // Every list the extension hands to the quick pick, in order, through the real pick.
+    const lists: (readonly Item[])[] = [];
+    let proto: object | null = pick;
+    let items: PropertyDescriptor | undefined;
+    while (proto && !(items = Object.getOwnPropertyDescriptor(proto, 'items'))) proto = Object.getPrototypeOf(proto) as object | null;
+    assert.ok(items?.get && items.set, 'the quick pick has an items accessor');
+    Object.defineProperty(pick, 'items', {
+      configurable: true,
+      get: () => items!.get!.call(pick) as readonly Item[],
+      set: (v: readonly Item[]) => {
+        lists.push(v);
+        items!.set!.call(pick, v);
+      },
+    });
+    const received: string[] = [];
+    const waiters: { value: string; resolve: () => void }[] = [];
+    // Registered after the command's own listener: when this sees a value, the extension has asked for it.
+    pick.onDidChangeValue((value) => {
+      received.push(value);
+      for (const w of waiters.filter((x) => x.value === value)) w.resolve();
+    });
+    const type = async (value: string): Promise<number> => {
+      const count = received.length;
+      const seen = new Promise<void>((resolve) => waiters.push({ value, resolve }));
+      pick.value = value;
+      await Promise.race([seen, until(() => received.slice(count).includes(value), `the extension receiving "${value}"`, 10_000, 500).then(() => undefined)]);
+      waiters.length = 0;
+      return lists.length;
+    };
+    const titlesOf = (list: readonly Item[]): string[] => list.flatMap((i) => (i.entry ? [i.entry.title] : [])).sort();
+    const answerTitles = async (value: string): Promise<string[]> => (await (await api.deps.host.progress()).quickSearch(value, { limit: 40 })).entries.map((e) => e.title).sort();
+    // Each key right after the previous one reached the extension, searches still in flight; then
+    // back to "qua" (answered from memory) while "quas" may still be answering.
+    for (const value of ['q', 'qu', 'qua', 'quar', 'quas']) await type(value);
+    const from = await type('qua');
+    await searches.idle();
+    const expected = await answerTitles('qua');
+    assert.deepEqual(expected, ['Quarry road survey', 'Quartz gauge calibrated', 'Quasar telemetry parsed']);
+    // (A value answered from memory is set while the extension receives it, before `from`.)
+    assert.deepEqual(titlesOf(lists.at(-1) ?? []), expected, 'the last list set is the answer for "qua"');
+    for (const list of lists.slice(from)) assert.deepEqual(titlesOf(list), expected, 'every list set after "qua" was typed is the answer for "qua"');
+    assert.deepEqual(titlesOf(pick.items), expected);
+
+    // A write by another process: "qua" typed again is searched again, with the new entry.
+    const changed = new Promise<void>((resolve) => {
+      const d = api.deps.host.onDidChange(() => {
+        d.dispose();
+        resolve();
+      });
+    });
+    await cli('log', '--project', 'typing', '--title', 'Quail count logged', '--content', 'quail count; notes follow.');
+    await changed;
+    await type('quar');
+    const again = await type('qua');
+    await searches.idle();
+    assert.ok(lists.length > again, 'searched again after the write, so set after "qua" reached the extension');
+    for (const list of lists.slice(again)) assert.deepEqual(titlesOf(list), [...expected, 'Quail count logged'].sort());
+    pick.hide();
+  });
+
   it('opens an entry by id, with hostile content, in a webview with a strict policy', async () => {
     const hostile = '<script>window.pwned = 1</script>\n\n<img src=x onerror="window.pwned = 2">\n\n[click](javascript:alert(1))\n\n**bold** `code`';
     const out = await cli('log', '--project', 'hostile', '--title', '<img src=x onerror=alert(1)>', '--content', hostile, '--json');

@@ -19,8 +19,8 @@ function controlled(): { search: (v: string) => Promise<string>; calls: string[]
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe('search as you type, one at a time', () => {
-  it('runs one search at a time, skips the values typed meanwhile and shows only the newest answer', async () => {
+describe('search as you type, newest first', () => {
+  it('asks for the newest value at once while an older search runs, keeps at most two in flight and only the newest waiting, and shows only the newest answer', async () => {
     const c = controlled();
     const shown: string[] = [];
     const busy: boolean[] = [];
@@ -28,19 +28,73 @@ describe('search as you type, one at a time', () => {
     void s.request('w');
     await tick();
     void s.request('we');
+    await tick();
+    assert.deepEqual(c.calls, ['w', 'we'], 'the newer value does not wait for the older search');
     void s.request('web');
     void s.request('webho');
     await tick();
-    assert.deepEqual(c.calls, ['w'], 'nothing else starts while a search runs');
+    assert.deepEqual(c.calls, ['w', 'we'], 'two in flight: the next waits');
     c.release('w');
     await tick();
     assert.deepEqual(shown, [], 'the answer for "w" is stale: newer values were typed');
-    assert.deepEqual(c.calls, ['w', 'webho'], 'the newest value is next; those in between are skipped');
+    assert.deepEqual(c.calls, ['w', 'we', 'webho'], 'the newest waiting value is next; those in between are skipped');
     c.release('webho');
-    await s.idle();
+    await tick();
     assert.deepEqual(shown, ['result for webho']);
-    assert.equal(s.started, 2);
+    c.release('we');
+    await s.idle();
+    assert.deepEqual(shown, ['result for webho'], 'an older answer arriving after the newest one is dropped');
+    assert.equal(s.started, 3);
     assert.equal(busy.at(-1), false);
+  });
+
+  it('answers a value typed again from the answer kept, without searching, until the ledger changes', async () => {
+    const c = controlled();
+    const shown: string[] = [];
+    const s = latestSearch(c.search, { answer: (v, r) => shown.push(`${v}: ${r}`), failure: (v) => shown.push(`failed ${v}`), busy: () => undefined });
+    void s.request('upg');
+    await tick();
+    c.release('upg');
+    await s.idle();
+    void s.request('upgr');
+    await tick();
+    void s.request('upg'); // backspace while "upgr" is still searching
+    await tick();
+    assert.deepEqual(c.calls, ['upg', 'upgr'], '"upg" again is not searched');
+    assert.deepEqual(shown, ['upg: result for upg', 'upg: result for upg']);
+    c.release('upgr');
+    await s.idle();
+    assert.equal(shown.length, 2, 'the answer for "upgr" came after "upg" was asked again: stale');
+    void s.request('upgr');
+    await s.idle();
+    assert.deepEqual(shown.at(-1), 'upgr: result for upgr', 'a stale answer is still kept for its own value');
+    assert.equal(c.calls.length, 2);
+    s.forget();
+    void s.request('upg');
+    await tick();
+    assert.deepEqual(c.calls, ['upg', 'upgr', 'upg'], 'after forget() it searches again');
+    c.release('upg');
+    await s.idle();
+  });
+
+  it('does not keep an answer to a search that started before the ledger changed', async () => {
+    const c = controlled();
+    const shown: string[] = [];
+    const s = latestSearch(c.search, { answer: (v, r) => shown.push(`${v}: ${r}`), failure: (v) => shown.push(`failed ${v}`), busy: () => undefined });
+    void s.request('cat');
+    await tick();
+    s.forget();
+    c.release('cat');
+    await s.idle();
+    assert.deepEqual(shown, ['cat: result for cat'], 'it is still the newest answer, so it is shown');
+    void s.request('catc');
+    await tick();
+    void s.request('cat');
+    await tick();
+    assert.deepEqual(c.calls, ['cat', 'catc', 'cat'], 'but not answered from memory later');
+    c.release('catc');
+    c.release('cat');
+    await s.idle();
   });
 
   it('drops an answer once a newer keystroke is known, before its search starts', async () => {

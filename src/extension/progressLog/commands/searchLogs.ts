@@ -7,6 +7,7 @@ import type { EntryListing } from '../../../core/progress/types';
 import type { ProgressLogDeps } from '../feature';
 import { relativeTime } from '../../views/format';
 import { latestSearch } from './latestSearch';
+import { searchTracer } from './searchTrace';
 
 interface ResultItem extends vscode.QuickPickItem {
   entry?: EntryListing;
@@ -24,6 +25,9 @@ export function searchItems(entries: EntryListing[], total: number, now: Date): 
   return items;
 }
 
+/** How long a search runs before the quick pick is told it is busy. */
+const BUSY_AFTER_MS = 200;
+
 export function searchLogs(deps: ProgressLogDeps): CommandHandler {
   return async (initial?: unknown) => {
     const pick = vscode.window.createQuickPick<ResultItem>();
@@ -31,22 +35,38 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
     pick.placeholder = 'Words in titles and content: "a phrase", prefix*, -exclude, OR';
     pick.matchOnDescription = false;
     pick.matchOnDetail = false;
-    const searches = latestSearch(async (value) => (await deps.host.progress()).quickSearch(value, { limit: 40 }), {
+    const trace = searchTracer();
+    let busyTimer: NodeJS.Timeout | undefined;
+    const search = async (value: string): Promise<{ entries: EntryListing[]; total: number }> => {
+      trace?.('start', value);
+      const answer = await (await deps.host.progress()).quickSearch(value, { limit: 40 });
+      trace?.('answer', value, { hits: answer.total });
+      return answer;
+    };
+    const searches = latestSearch(search, {
       answer(value, { entries, total }) {
         pick.items = entries.length > 0 ? searchItems(entries, total, new Date()) : [{ label: value ? `No entries match "${value}"` : 'No entries yet', alwaysShow: true }];
+        trace?.('items', value);
       },
       failure(_value, err) {
         pick.items = [{ label: `Search failed: ${err instanceof Error ? err.message : String(err)}`, alwaysShow: true }];
       },
       busy(busy) {
-        pick.busy = busy;
+        // VS Code shows a busy quick pick's progress bar only after 800 ms; telling it at once
+        // costs the window one more update per key, so a search says so only once it is slow.
+        clearTimeout(busyTimer);
+        busyTimer = busy ? setTimeout(() => (pick.busy = true), BUSY_AFTER_MS) : undefined;
+        if (!busy && pick.busy) pick.busy = false;
       },
     });
+    // Answers kept for values typed again hold only while the ledger is unchanged.
+    const changes = deps.host.onDidChange(() => searches.forget());
     const done = new Promise<void>((resolve) => {
-      // Each keystroke asks at once: latestSearch runs one search at a time, keeps only the newest
-      // value waiting and drops answers to older ones, so no debounce is needed (a 120 ms one was
-      // more than the whole 100 ms budget from keystroke to results).
+      // Each keystroke asks at once, even while an older search runs (latestSearch: at most two in
+      // flight, only the newest waiting, answers to older values dropped), so no debounce is needed
+      // (a 120 ms one was more than the whole 100 ms budget from keystroke to results).
       pick.onDidChangeValue((value) => {
+        trace?.('change', value);
         void searches.request(value);
       });
       pick.onDidAccept(() => {
@@ -57,6 +77,8 @@ export function searchLogs(deps: ProgressLogDeps): CommandHandler {
         }
       });
       pick.onDidHide(() => {
+        clearTimeout(busyTimer);
+        changes.dispose();
         pick.dispose();
         resolve();
       });
