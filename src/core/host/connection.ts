@@ -2,6 +2,8 @@
 // to a peer that died (EPIPE) destroys the socket instead, the connection closes, and pending
 // calls are rejected as lost (the client sends them to the next host). vscode-jsonrpc rethrows a
 // failed request write from inside a promise executor, which would be an unhandled rejection.
+// Each message leaves in one socket write: vscode-jsonrpc's writer writes the header, waits for
+// it to be flushed, then writes the body, and the peer woke up for each half (bench/host.mjs).
 
 import type * as net from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type Message, type MessageConnection } from 'vscode-jsonrpc/node';
@@ -19,11 +21,23 @@ class SafeSocketWriter extends SocketMessageWriter {
       this.target.destroy();
       return;
     }
+    let json: string;
     try {
-      await super.write(msg);
+      json = JSON.stringify(msg);
     } catch {
-      this.target.destroy();
+      // Not JSON (never a ledger value): vscode-jsonrpc's own writer reports it.
+      return super.write(msg).catch(() => {
+        this.target.destroy();
+      });
     }
+    // The header and the body vscode-jsonrpc's writer sends, as one frame.
+    const frame = `Content-Length: ${Buffer.byteLength(json, 'utf8')}\r\n\r\n${json}`;
+    await new Promise<void>((resolve) => {
+      this.target.write(frame, 'utf8', (err) => {
+        if (err) this.target.destroy();
+        resolve();
+      });
+    });
   }
 }
 
