@@ -9,7 +9,7 @@
 // RSS, the goal's figure, and PSS beside it: RSS counts the pages of the node binary shared by
 // every process again in each, PSS divides them among the processes that share them (on a busy
 // machine, other node processes too). Prints a Markdown table; asserts nothing.
-// Usage: node bench/host.mjs [--entries N] [--calls N] [--before DIR] (needs dist/).
+// Usage: node bench/host.mjs [--entries N] [--calls N] [--before DIR] [--log-only] (needs dist/).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -29,6 +29,8 @@ const arg = (name, fallback) => {
 const beforeIndex = process.argv.indexOf('--before');
 const BEFORE = beforeIndex >= 0 ? path.resolve(process.argv[beforeIndex + 1]) : undefined;
 const ENTRIES = arg('--entries', 10_000);
+// --log-only: only the log_progress row (and the no-op floor beside it), for work on the write path.
+const LOG_ONLY = process.argv.includes('--log-only');
 const CALLS = arg('--calls', 200);
 const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, addSecret() {}, once() {} };
@@ -117,13 +119,19 @@ async function measure(dist) {
       review: ['get_threads', {}],
       traces: ['list_sessions', { limit: 1 }],
     };
-    for (const toolset of Object.keys(touch)) {
+    for (const toolset of LOG_ONLY ? ['progress'] : Object.keys(touch)) {
       const s = await connect(...server(toolset));
       const [name, args] = touch[toolset];
       await s.client.callTool({ name, arguments: args }).catch(() => undefined);
       servers.push({ toolset, ...s });
     }
     const hostPid = pidIn(`${db}.host/host.pid`);
+    if (LOG_ONLY) {
+      // Every build's server is called in one loop, interleaved (main()).
+      rows.push(...(await new Promise((resolve) => arena.push({ progress: servers[0], db, resolve }))));
+      for (const s of servers) await s.client.close();
+      return rows;
+    }
     // The host starts its standby once it serves: wait (up to 10 s) for it to be up.
     let standbyPid;
     for (let waited = 0; waited < 10_000 && !(standbyPid = pidIn(`${db}.host/standby.pid`)); waited += 100) await new Promise((r) => setTimeout(r, 100));
@@ -142,24 +150,7 @@ async function measure(dist) {
 
     // log_progress p50 through the host vs a no-op SDK server.
     const progress = servers[0];
-    const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
-    await noop.client.callTool({ name: 'noop', arguments: {} });
-    rows.push(["the SDK's own no-op server", mem(memOf(noop.pid)), 'one server within 15 MB of it']);
-    const times = { log: [], noop: [] };
-    for (let i = 0; i < CALLS; i++) {
-      let t = performance.now();
-      await noop.client.callTool({ name: 'noop', arguments: {} });
-      times.noop.push(performance.now() - t);
-      t = performance.now();
-      await progress.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } });
-      times.log.push(performance.now() - t);
-    }
-    rows.push([
-      'log_progress p50 through the host / a no-op SDK call',
-      `${p50(times.log).toFixed(2)} ms / ${p50(times.noop).toFixed(2)} ms = ${(p50(times.log) / p50(times.noop)).toFixed(1)}x`,
-      '≤ 3x',
-    ]);
-    await noop.client.close();
+    rows.push(...(await logRows([progress], db))[0]);
     rows.push([`the host right after those ${CALLS} writes`, hostShare(memOf(hostPid)), '≤ 2x ledger + 70 MB']);
     // Idle: past the engine's fresh snapshot (1 s after the last write) and the host's idle collection (2 s).
     await new Promise((r) => setTimeout(r, 3_000));
@@ -204,6 +195,55 @@ async function measure(dist) {
   return rows;
 }
 
+/** With --log-only: each build's server and ledger, waiting for the interleaved loop. */
+const arena = [];
+
+/**
+ * log_progress p50 through the host against a no-op SDK server, one build's server or several
+ * (--log-only --before: the two builds in turn within each round, so that both meet the same load).
+ * Returns the rows of each.
+ */
+async function logRows(servers, db) {
+  const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
+  await noop.client.callTool({ name: 'noop', arguments: {} });
+  const noopMem = ["the SDK's own no-op server", mem(memOf(noop.pid)), 'one server within 15 MB of it'];
+  // The durability floor, taken between the calls on the same disk: a journal record's worth of
+  // bytes appended to a file in the ledger's folder and fdatasynced, as the host does per write.
+  const probe = fs.openSync(path.join(path.dirname(db), 'fdatasync-probe'), 'a', 0o600);
+  const record = Buffer.alloc(700, 'x');
+  const times = { log: servers.map(() => []), noop: [], sync: [] };
+  try {
+    for (let i = 0; i < CALLS; i++) {
+      let t = performance.now();
+      await noop.client.callTool({ name: 'noop', arguments: {} });
+      times.noop.push(performance.now() - t);
+      for (let k = 0; k < servers.length; k++) {
+        const which = (i + k) % servers.length;
+        t = performance.now();
+        await servers[which].client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } });
+        times.log[which].push(performance.now() - t);
+      }
+      t = performance.now();
+      fs.writeSync(probe, record);
+      fs.fdatasyncSync(probe);
+      times.sync.push(performance.now() - t);
+    }
+  } finally {
+    fs.closeSync(probe);
+  }
+  await noop.client.close();
+  const [none, sync] = [p50(times.noop), p50(times.sync)];
+  return times.log.map((logs) => {
+    const log = p50(logs);
+    return [
+      noopMem,
+      ['log_progress p50 through the host / a no-op SDK call', `${log.toFixed(2)} ms / ${none.toFixed(2)} ms = ${(log / none).toFixed(1)}x`, '≤ 3x'],
+      ['a bare append + fdatasync in the ledger folder (p50, same loop) / the no-op call', `${sync.toFixed(2)} ms = ${(sync / none).toFixed(1)}x`, 'reference: the disk'],
+      ['log_progress beyond that fdatasync / the no-op call', `${(log - sync).toFixed(2)} ms = ${((log - sync) / none).toFixed(1)}x`, '≤ 3x when the disk is slow'],
+    ];
+  });
+}
+
 const load = () =>
   os
     .loadavg()
@@ -212,8 +252,36 @@ const load = () =>
 
 async function main() {
   const loadBefore = load();
-  const before = BEFORE ? await measure(BEFORE) : undefined;
-  const after = await measure(path.join(root, 'dist'));
+  let before;
+  let after;
+  if (LOG_ONLY) {
+    // Both builds set up one after the other, then called in one interleaved loop.
+    const builds = [...(BEFORE ? [BEFORE] : []), path.join(root, 'dist')];
+    const runs = [];
+    for (const dist of builds) {
+      const waiting = arena.length;
+      const run = measure(dist);
+      runs.push(run);
+      await Promise.race([
+        run,
+        (async () => {
+          while (arena.length === waiting) await new Promise((r) => setTimeout(r, 20));
+        })(),
+      ]);
+    }
+    if (arena.length === builds.length) {
+      const rows = await logRows(
+        arena.map((a) => a.progress),
+        arena[0].db,
+      );
+      arena.forEach((a, i) => a.resolve(rows[i]));
+    }
+    const results = await Promise.all(runs);
+    [before, after] = BEFORE ? results : [undefined, results[0]];
+  } else {
+    before = BEFORE ? await measure(BEFORE) : undefined;
+    after = await measure(path.join(root, 'dist'));
+  }
   console.log(`Ledger host bench, ${ENTRIES} entries, ${os.cpus().length} cores, load average ${loadBefore} at the start, ${load()} at the end\n`);
   if (before) {
     console.log(`| figure | before (${BEFORE}) | after (dist/) | goal |\n|---|---|---|---|`);

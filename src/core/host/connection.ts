@@ -5,6 +5,8 @@
 // is disposed: vscode-jsonrpc rejects pending requests on dispose, not on close, so a peer killed
 // before it answered (a host killed during a client's hello) would leave the request, and the
 // call waiting on it, pending forever. The caller sees the rejection and tries the next host.
+// Each message leaves in one socket write: vscode-jsonrpc's writer writes the header, waits for
+// it to be flushed, then writes the body, and the peer woke up for each half (bench/host.mjs).
 
 import type * as net from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type Message, type MessageConnection } from 'vscode-jsonrpc/node';
@@ -22,11 +24,23 @@ class SafeSocketWriter extends SocketMessageWriter {
       this.target.destroy();
       return;
     }
+    let json: string;
     try {
-      await super.write(msg);
+      json = JSON.stringify(msg);
     } catch {
-      this.target.destroy();
+      // Not JSON (never a ledger value): vscode-jsonrpc's own writer reports it.
+      return super.write(msg).catch(() => {
+        this.target.destroy();
+      });
     }
+    // The header and the body vscode-jsonrpc's writer sends, as one frame.
+    const frame = `Content-Length: ${Buffer.byteLength(json, 'utf8')}\r\n\r\n${json}`;
+    await new Promise<void>((resolve) => {
+      this.target.write(frame, 'utf8', (err) => {
+        if (err) this.target.destroy();
+        resolve();
+      });
+    });
   }
 }
 
