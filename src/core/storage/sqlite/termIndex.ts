@@ -323,8 +323,8 @@ export class TermIndex {
   sliceMs = 10;
   /** The counts of the last phrases of several words searched, while the index stays as it was. */
   private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
-  /** Called at each pause of prepareInSteps with the number of slices done so far. */
-  progress: ((slices: number) => void) | undefined;
+  /** Called at each pause of prepareInSteps with the number of slices done so far; the build waits for what it returns. */
+  progress: ((slices: number) => void | Promise<void>) | undefined;
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
@@ -428,7 +428,7 @@ export class TermIndex {
         if (!steps) return;
         let slices = 1;
         while (done === undefined) {
-          this.progress?.(slices++);
+          await this.progress?.(slices++);
           await new Promise<void>((resolve) => setImmediate(resolve));
           done = read(slice);
         }

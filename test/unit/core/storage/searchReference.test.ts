@@ -365,6 +365,40 @@ describe('ranked search against a plain reference', function () {
     assert.deepEqual(termStats(l), { builds: 1, followed: 0, answered: 1 });
   });
 
+  it('starts the stepped build over when another handle deletes entries under it, then answers from the index it built after', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const l = await open(file);
+    const words = vocabulary(rng(31), 500);
+    const docs = makeCorpus(500, 33, words);
+    for (const [i, d] of docs.entries()) {
+      d.seq = i;
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    await l.progress.flushIndex();
+    const other = await open(file);
+    const terms = (l.progress as unknown as { terms: TermIndex }).terms;
+    terms.sliceMs = 0;
+    const before = docs.map((d) => d.createdAt).sort()[250]!;
+    let archived: number | undefined;
+    let pauses = 0;
+    // At the build's first pause, another handle (a direct client beside the host) archives half.
+    terms.progress = async () => {
+      pauses++;
+      archived ??= await other.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
+    };
+    await l.progress.prepareSearch();
+    assert.ok(pauses >= 3, `pauses: ${pauses}`);
+    assert.ok(archived !== undefined && archived > 200, `archived ${archived}`);
+    assert.equal(terms.building, false);
+    assert.equal(termStats(l).builds, 2, 'the build started over after the deletion');
+    const kept = docs.filter((d) => d.createdAt >= before);
+    const queries = queriesFor(words, kept);
+    assert.equal(await compareAll(l, kept, queries, 'after the restart'), queries.length * 2);
+    // Every query answered by the index built in steps: no other build, no saved hits.
+    assert.equal(termStats(l).builds, 2);
+    assert.ok(termStats(l).answered >= queries.length * 2 - 4, `answered ${termStats(l).answered}`);
+  });
+
   it('ranks within a project that holds part of the ledger the same way', async () => {
     const dir = tempDir();
     const l = await open(path.join(dir, 'data.db'));
