@@ -174,7 +174,7 @@ class Host {
         this.collectWhenIdle();
         // Ranked search's term index, built while nobody waits for a search (seconds of work at
         // 100k entries, in steps of about 10 ms: calls arriving meanwhile are answered between
-        // them, searches by the saved hits).
+        // them, searches by the SQL plan).
         setTimeout(() => {
           const t0 = Date.now();
           ledger.progress.prepareSearch().then(
