@@ -72,8 +72,14 @@ class Bytes {
     }
     this.data[this.length++] = v;
   }
+  /**
+   * Gives back what growing left unused, keeping a sixteenth as room: the entries that follow a
+   * build are appended without a copy (the first write after a build copied all 64 MB of a 100k
+   * index into fresh pages, 1.2 to 2 s of page faults on a loaded machine).
+   */
   trim(): void {
-    if (this.data.length > this.length) this.data = this.data.slice(0, this.length);
+    const keep = this.length + Math.max(1 << 16, this.length >> 4);
+    if (this.data.length > keep) this.data = this.data.slice(0, keep);
   }
 }
 

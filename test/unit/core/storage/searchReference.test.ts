@@ -398,6 +398,44 @@ describe('ranked search against a plain reference', function () {
     assert.equal(termStats(l).answered, queries.length * 2);
   });
 
+  it('follows entries written after a build without copying the index into new buffers', async () => {
+    const l = await open(path.join(tempDir(), 'data.db'));
+    const words = vocabulary(rng(41), 300);
+    const docs = makeCorpus(300, 43, words);
+    for (const [i, d] of docs.entries()) {
+      d.seq = i;
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    const text = words[1]!;
+    assert.deepEqual(
+      (await l.progress.searchEntries({ projectId: undefined, text, limit: 20 })).entries.map((e) => e.id),
+      reference(docs, text, 0, 20).ids,
+    );
+    const terms = (l.progress as unknown as { terms: { state: { bytes: { data: Uint8Array }; pos: { data: Uint8Array } } } }).terms;
+    const built = { bytes: terms.state.bytes.data, pos: terms.state.pos.data };
+    for (let k = 0; k < 3; k++) {
+      const late = {
+        id: `late-${k}`,
+        title: `${text} ${words[k + 2]!}`,
+        content: `${text} ${words[0]!} ${text}`,
+        createdAt: new Date(BASE + 10 ** 8 + k).toISOString(),
+        seq: docs.length,
+      };
+      docs.push(late);
+      await l.progress.insertEntry({ ...late, projectId: 'p', tags: [], agentId: null });
+      const got = await l.progress.searchEntries({ projectId: undefined, text, limit: 20 });
+      assert.equal(got.total, reference(docs, text, 0, 20).total);
+      assert.deepEqual(
+        got.entries.map((e) => e.id),
+        reference(docs, text, 0, 20).ids,
+      );
+    }
+    assert.deepEqual([termStats(l).builds, termStats(l).followed], [1, 3]);
+    // The same buffers: a build keeps room for what follows it.
+    assert.equal(terms.state.bytes.data, built.bytes, 'the postings were copied');
+    assert.equal(terms.state.pos.data, built.pos, 'the positions were copied');
+  });
+
   it('ranks within a project that holds part of the ledger the same way', async () => {
     const dir = tempDir();
     const l = await open(path.join(dir, 'data.db'));
