@@ -49,9 +49,9 @@ const PREPARE_SEARCH_MS = 1_000;
  * The host keeps the ledger's lock this long after a write for the next one (EngineOptions
  * lockLingerMs): its writes follow one another, and a lock file made and removed per write cost
  * its syscalls and a directory change in every write's fdatasync. A direct writer beside the
- * host waits at most about this long (or 250 ms under steady writes) for it.
+ * host waits at most about this long (or 1 s under steady writes) for it.
  */
-const LOCK_LINGER_MS = 20;
+const LOCK_LINGER_MS = 50;
 
 export interface HostOptions {
   file: string;
