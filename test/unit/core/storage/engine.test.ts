@@ -501,6 +501,21 @@ describe('storage engine', () => {
     assert.deepEqual(all(b), { k1: 'v1', k2: 'v2', k3: 'v3' });
   });
 
+  it('never removes the lock file of a folder that replaced its own while its lock lingered (a ledger host)', async () => {
+    const folder = path.join(tempDir(), 'ledger');
+    fs.mkdirSync(folder, { mode: 0o700 });
+    const file = path.join(folder, 'data.db');
+    const engine = await open(file, { folder: folderIdentity(folder)!, lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
+    await put(engine, 'a', '1');
+    assert.ok(fs.existsSync(`${file}.lock`), 'the lock lingers');
+    fs.renameSync(folder, `${folder}-old`);
+    fs.mkdirSync(folder, { mode: 0o700 });
+    const theirs = JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now(), token: 'theirs' });
+    fs.writeFileSync(`${file}.lock`, theirs);
+    await engine.close();
+    assert.equal(fs.readFileSync(`${file}.lock`, 'utf8'), theirs, "the new folder's lock is left alone");
+  });
+
   it('lets a direct writer in beside a handle whose lock lingers, and that handle reads its write before writing', async () => {
     const file = path.join(tempDir(), 'data.db');
     // Lingers after each write, and under steady writes lets go every 50 ms for a waiter.
