@@ -14,7 +14,7 @@ function describe(s: HostStatus): string {
     `Ledger host pid ${s.pid}, version ${s.version} (build ${s.build})`,
     `  ledger   ${s.ledger} (${mb(s.ledgerBytes)} snapshot, ${mb(s.journalBytes)} journal)`,
     `  clients  ${s.clients}`,
-    `  memory   ${mb(s.rssBytes)} RSS`,
+    `  memory   ${mb(s.rssBytes)} RSS${s.heapUsedBytes !== undefined && s.arrayBufferBytes !== undefined ? ` (JavaScript heap ${mb(s.heapUsedBytes)}, array buffers ${mb(s.arrayBufferBytes)})` : ''}`,
     `  since    ${s.startedAt}, exits after ${Math.round(s.idleMs / 1000)} s without clients`,
     `  socket   ${s.socket}`,
   ].join('\n');

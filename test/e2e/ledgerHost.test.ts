@@ -174,6 +174,30 @@ describe('the ledger host (real processes)', function () {
     assert.ok(hostProcesses(db).length <= 2, 'one host and at most one standby');
   });
 
+  it('a direct writer beside a host under steady writes gets its writes in (the host keeps the lock only between its own writes), and the host lets the lock go when its writes stop', async () => {
+    const db = path.join(tempDir('ap-host-'), 'data.db');
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000' };
+    const made = await cli(CLI, ['create-project', 'busy'], db, env);
+    assert.equal(made.status, 0, made.stderr);
+    const writer = startWriter(db, 'w', 'busy');
+    await waitFor(() => writer.acks.size >= 20, `20 acknowledged writes through the host (${writer.stderr()})`, 30_000);
+    for (let i = 0; i < 3; i++) {
+      const direct = await cli(CLI, ['log', '--project', 'busy', '--title', `direct ${i}`, '--content', 'beside the host'], db, { AGENT_PROGRESS_LEDGER_HOST: 'off' });
+      assert.equal(direct.status, 0, direct.stderr);
+    }
+    const at = writer.acks.size;
+    await waitFor(() => writer.acks.size >= at + 20, `20 more writes through the host after the direct ones (${writer.stderr()})`, 30_000);
+    writer.child.stdin!.end();
+    assert.equal(await writer.exited, 0, writer.stderr());
+    // The host read the direct writes before its next ones: every write is there once.
+    const search = await cli(CLI, ['search', '--project', 'busy', '--text', 'beside', '--json'], db, env);
+    assert.equal((JSON.parse(search.stdout) as { total: number }).total, 3, search.stdout);
+    const tasks = await cli(CLI, ['list-tasks', 'busy', '--json'], db, env);
+    assert.equal(tasks.status, 0, tasks.stderr);
+    assert.equal((JSON.parse(tasks.stdout) as { total: number }).total, writer.acks.size);
+    await waitFor(() => !fs.existsSync(`${db}.lock`), 'the host to let the lock go once its writes stopped', 10_000);
+  });
+
   it('kill -9 of the host under ten writing clients: every acknowledged write is there once, no call blocks 5 s, the standby takes over', async () => {
     const db = path.join(tempDir('ap-host-'), 'data.db');
     const made = await cli(CLI, ['create-project', 'kill'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });

@@ -175,6 +175,9 @@ export interface HostStatus {
   startedAt: string;
   idleMs: number;
   rssBytes: number;
+  /** Of that RSS: the JavaScript heap in use, and array buffers (the ledger's bytes in sql.js's file system among them). Absent from hosts before 0.1.0's host memory figures. */
+  heapUsedBytes?: number;
+  arrayBufferBytes?: number;
   /** The pid of the standby connected to this host, ready to take over; null without one. */
   standby: number | null;
 }

@@ -153,6 +153,11 @@ export class FileLock {
     }
   }
 
+  /** Lets go of the lock without removing the file at its path, which is no longer ours (its folder was replaced). */
+  forget(): void {
+    this.heldToken = undefined;
+  }
+
   release(): void {
     if (this.heldToken === undefined) return;
     this.heldToken = undefined;

@@ -25,6 +25,11 @@ export interface OpenLedgerOptions {
   databaseUrl?: string;
   /** The identity its folder must keep (a ledger host): never created, nothing written once it is gone or replaced. */
   folder?: string;
+  /** Keep the inter-process lock this long after a write for the next one (a ledger host; see EngineOptions). */
+  lockLingerMs?: number;
+  lockMaxHoldMs?: number;
+  /** Called once a snapshot is written, with its size (EngineOptions). */
+  onSnapshot?: (bytes: number) => void;
 }
 
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
@@ -46,6 +51,9 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
     ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
     ...(options.folder !== undefined ? { folder: options.folder } : {}),
+    ...(options.lockLingerMs !== undefined ? { lockLingerMs: options.lockLingerMs } : {}),
+    ...(options.lockMaxHoldMs !== undefined ? { lockMaxHoldMs: options.lockMaxHoldMs } : {}),
+    ...(options.onSnapshot ? { onSnapshot: options.onSnapshot } : {}),
     functions: SEARCH_FUNCTIONS,
   });
   const progress = new SqliteProgressStore(engine);

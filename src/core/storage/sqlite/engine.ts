@@ -84,6 +84,20 @@ export interface EngineOptions {
    * never created, and nothing (lock, journal, snapshot) is written once it is gone or replaced.
    */
   folder?: string;
+  /**
+   * Keeps the inter-process lock this long after a write, for the next one (a ledger host, whose
+   * writes follow one another): no lock file is made and removed per write, and the fdatasync
+   * that follows commits no directory change of the lock's. Held at most LINGER_MAX_HOLD_MS at a
+   * stretch (lockMaxHoldMs), then let go for a direct writer that waits. 0 (the default): let go after each write.
+   */
+  lockLingerMs?: number;
+  /** With lockLingerMs: the longest stretch the lock is kept across writes (LINGER_MAX_HOLD_MS by default). */
+  lockMaxHoldMs?: number;
+  /**
+   * Called once a snapshot is written, with its size: the copy of the whole ledger sql.js
+   * exported for it is garbage from then on (a ledger host collects it at once).
+   */
+  onSnapshot?: (bytes: number) => void;
 }
 
 export interface EngineChange {
@@ -104,6 +118,14 @@ interface PendingWrite {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+/**
+ * With lockLingerMs: the longest stretch the lock is kept across writes by default, and the pause
+ * after it before the next write takes it again, in which a direct writer (which polls every 1-2
+ * ms) takes it. The pause is paid by one write a stretch; 250 ms stretches cost the host's p50.
+ */
+const LINGER_MAX_HOLD_MS = 1_000;
+const LINGER_YIELD_MS = 5;
 
 /** Results of writes with an id are kept this long: a client retries within seconds. */
 const WRITE_RESULT_TTL_MS = 10 * 60_000;
@@ -186,6 +208,10 @@ function readSnapshotHeader(file: string): { generation: number; applicationId: 
   }
 }
 
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 class Mutex {
   private tail: Promise<void> = Promise.resolve();
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -218,6 +244,10 @@ export class SqliteEngine {
   private checkpoints = 0;
   private closed = false;
   private readonly lock: FileLock;
+  /** With lockLingerMs: when the lock was taken, the timer that lets it go, and no taking it before `lockYieldUntil`. */
+  private lockTakenAt = 0;
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private lockYieldUntil = 0;
   private readonly mutex = new Mutex();
   private readonly pending: PendingWrite[] = [];
   private drainQueued = false;
@@ -314,8 +344,9 @@ export class SqliteEngine {
     try {
       this.assertUsable();
       this.checkFolder();
-      await this.lock.acquire();
+      await this.takeLock();
     } catch (err) {
+      this.releaseLock();
       for (const item of batch) item.reject(err);
       return;
     }
@@ -329,8 +360,50 @@ export class SqliteEngine {
         start = end;
       }
     } finally {
-      this.lock.release();
+      this.dropLock();
     }
+  }
+
+  /** Takes the inter-process lock, or keeps it when a write just left it lingering (lockLingerMs). */
+  private async takeLock(): Promise<void> {
+    if (this.lingerTimer) {
+      clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
+    }
+    if (this.lock.held) return;
+    const wait = this.lockYieldUntil - Date.now();
+    if (wait > 0) await sleep(wait);
+    await this.lock.acquire();
+    this.lockTakenAt = Date.now();
+  }
+
+  /** After a write: lets the lock go, or keeps it lockLingerMs for the next write (under the mutex). */
+  private dropLock(): void {
+    const linger = this.options.lockLingerMs ?? 0;
+    const now = Date.now();
+    if (linger <= 0 || this.closed || !this.lock.held || now - this.lockTakenAt >= (this.options.lockMaxHoldMs ?? LINGER_MAX_HOLD_MS)) {
+      if (linger > 0 && this.lock.held) this.lockYieldUntil = now + LINGER_YIELD_MS;
+      this.releaseLock();
+      return;
+    }
+    const timer = setTimeout(() => {
+      void this.mutex.run(async () => {
+        if (this.lingerTimer === timer) this.releaseLock();
+      });
+    }, linger);
+    timer.unref();
+    this.lingerTimer = timer;
+  }
+
+  private releaseLock(): void {
+    if (this.lingerTimer) {
+      clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
+    }
+    // A lock kept (lockLingerMs) while the ledger's folder was replaced: the lock file at its path
+    // now is another's, never removed.
+    if (this.lock.held && this.options.folder !== undefined && folderIdentity(path.dirname(this.file)) !== this.options.folder) this.lock.forget();
+    else this.lock.release();
   }
 
   /** Writes a snapshot now and starts a new journal. Returns false when there was nothing to do. */
@@ -339,11 +412,11 @@ export class SqliteEngine {
     return this.mutex.run(async () => {
       if (this.closed) return false;
       this.checkFolder();
-      await this.lock.acquire();
+      await this.takeLock();
       try {
         return this.checkpointLocked();
       } finally {
-        this.lock.release();
+        this.dropLock();
       }
     });
   }
@@ -382,6 +455,7 @@ export class SqliteEngine {
       await this.checkpoint().catch((err: unknown) => this.logger.warn(`Snapshot failed: ${(err as Error).message}`));
     }
     this.closed = true;
+    await this.mutex.run(async () => this.releaseLock());
     if (this.journal) fs.closeSync(this.journal.fd);
     this.journal = undefined;
     this.freeStatements();
@@ -1032,6 +1106,7 @@ export class SqliteEngine {
     this.snapshotBytes = bytes.length;
     this.checkpoints++;
     this.logger.debug(`Snapshot of ${bytes.length} bytes written in ${Date.now() - started} ms (generation ${nextGen}, seq ${this.lastSeq})`);
+    this.options.onSnapshot?.(bytes.length);
     return true;
   }
 
@@ -1096,14 +1171,20 @@ export class SqliteEngine {
         return;
       }
       this.checkFolder();
-      if (!this.lock.tryAcquire()) {
+      if (this.lock.held) {
+        // Kept from the last write (lockLingerMs): the snapshot is written under it.
+        clearTimeout(this.lingerTimer);
+        this.lingerTimer = undefined;
+      } else if (this.lock.tryAcquire()) {
+        this.lockTakenAt = Date.now();
+      } else {
         this.scheduleFresh(Math.max(50, policy.freshMs / 4));
         return;
       }
       try {
         this.checkpointLocked();
       } finally {
-        this.lock.release();
+        this.dropLock();
       }
     });
   }

@@ -479,6 +479,66 @@ describe('storage engine', () => {
     assert.equal(all(a).k, 'v');
   });
 
+  it('with lockLingerMs (a ledger host), keeps the lock across writes, and lets it go when idle and on close', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const lock = `${file}.lock`;
+    const a = await open(file, { lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
+    await put(a, 'k1', 'v1');
+    assert.ok(fs.existsSync(lock), 'the lock is kept after the write');
+    const owner = JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number; token: string };
+    assert.equal(owner.pid, process.pid);
+    const lockIno = fs.statSync(lock).ino;
+    await put(a, 'k2', 'v2');
+    await a.checkpoint();
+    assert.equal(fs.statSync(lock).ino, lockIno, 'no lock file made and removed per write or snapshot');
+    assert.equal((JSON.parse(fs.readFileSync(lock, 'utf8')) as { token: string }).token, owner.token);
+    await a.close();
+    assert.equal(fs.existsSync(lock), false, 'closing lets the lock go');
+    // With a short linger, the lock goes once the writes stop.
+    const b = await open(file, { lockLingerMs: 20 });
+    await put(b, 'k3', 'v3');
+    await waitFor(() => !fs.existsSync(lock), 'the lock let go after the linger', 10_000);
+    assert.deepEqual(all(b), { k1: 'v1', k2: 'v2', k3: 'v3' });
+  });
+
+  it('never removes the lock file of a folder that replaced its own while its lock lingered (a ledger host)', async () => {
+    const folder = path.join(tempDir(), 'ledger');
+    fs.mkdirSync(folder, { mode: 0o700 });
+    const file = path.join(folder, 'data.db');
+    const engine = await open(file, { folder: folderIdentity(folder)!, lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
+    await put(engine, 'a', '1');
+    assert.ok(fs.existsSync(`${file}.lock`), 'the lock lingers');
+    fs.renameSync(folder, `${folder}-old`);
+    fs.mkdirSync(folder, { mode: 0o700 });
+    const theirs = JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now(), token: 'theirs' });
+    fs.writeFileSync(`${file}.lock`, theirs);
+    await engine.close();
+    assert.equal(fs.readFileSync(`${file}.lock`, 'utf8'), theirs, "the new folder's lock is left alone");
+  });
+
+  it('lets a direct writer in beside a handle whose lock lingers, and that handle reads its write before writing', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    // Lingers after each write, and under steady writes lets go every 50 ms for a waiter.
+    const host = await open(file, { lockLingerMs: 10_000, lockMaxHoldMs: 50 });
+    const direct = await open(file, { lockTimeoutMs: 30_000 });
+    await put(host, 'h0', 'x');
+    let stop = false;
+    let n = 0;
+    const steady = (async () => {
+      while (!stop) await put(host, `h${++n}`, 'x');
+    })();
+    await put(direct, 'd', 'y');
+    stop = true;
+    await steady;
+    await put(host, 'after', 'z');
+    const seen = all(host);
+    assert.equal(seen.d, 'y', "the host's next write caught up on the direct one");
+    assert.equal(seen.after, 'z');
+    assert.equal(Object.keys(seen).length, n + 3);
+    const reopened = await open(file);
+    assert.deepEqual(all(reopened), seen, 'every write is in the journal once, in sequence');
+  });
+
   it('writes one fresh snapshot for the writes of two processes, not one each', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file, { checkpoint: { freshMs: 5_000 } });
