@@ -48,6 +48,9 @@ const BLOCKS_PER_STEP = 4;
 /** Bytes of one leaf read between two pauses (a common term's doclist is one leaf of megabytes). */
 const LEAF_BYTES_PER_STEP = 1 << 16;
 
+/** A run keeps a skip entry every this many postings (1.6 MB at 100k entries, 17M postings). */
+const SKIP = 128;
+
 /** Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.5 MB at 100k). */
 const MAX_PHRASES = 4;
 
@@ -125,6 +128,17 @@ interface State {
   runNext: Ints;
   /** Where each run's positions start in `pos`. */
   runPos: Ints;
+  /** The last docid of each run. */
+  runLast: Ints;
+  /** Each run's first skip entry (its entries run up to the next run's first, or the last entry). */
+  runSkip: Ints;
+  /**
+   * Skip entries: every SKIP-th posting of a run, the docid before it (the base its delta adds
+   * to), where it starts in `bytes` and where its positions start in `pos`.
+   */
+  skipDoc: Ints;
+  skipAt: Ints;
+  skipPos: Ints;
   bytes: Bytes;
   /**
    * Positions, per posting in run order: its title positions then its content positions (tf0 and
@@ -208,6 +222,315 @@ function keepMarked(keys: Float64Array, mark: Uint8Array, off: Int32Array, len: 
       }
     }
     len[j] = w - off[j]!;
+  }
+}
+
+/**
+ * Marks the starts that term `t` (not mixed: its runs in ascending docids, no deletions) confirms
+ * as the phrase's word `i`: for each candidate left, in ascending docids, its posting is found by
+ * passing whole runs (their last docid), then whole blocks of SKIP postings (the skip entries),
+ * then postings one by one, so that only the candidates' positions are read.
+ */
+function confirm(s: State, t: number, i: number, cands: Uint32Array, off: Int32Array, len: Int32Array, keys: Float64Array, mark: Uint8Array): void {
+  const data = s.bytes.data;
+  const pos = s.pos.data;
+  const runStart = s.runStart.data;
+  const runEnd = s.runEnd.data;
+  const runNext = s.runNext.data;
+  const runPos = s.runPos.data;
+  const runLast = s.runLast.data;
+  const runSkip = s.runSkip.data;
+  const runs = s.runStart.length;
+  const skipDoc = s.skipDoc.data;
+  const skipAt = s.skipAt.data;
+  const skipPos = s.skipPos.data;
+  const skips = s.skipDoc.length;
+  let r = s.head.data[t]!;
+  let p = 0;
+  let end = 0;
+  let q = 0;
+  let docid = 0;
+  let k = 0;
+  let kEnd = 0;
+  let started = false;
+  for (let j = 0; j < cands.length; j++) {
+    if (len[j] === 0) continue;
+    const target = cands[j]!;
+    if (!started || runLast[r]! < target) {
+      if (started) r = runNext[r]!;
+      while (r >= 0 && runLast[r]! < target) r = runNext[r]!;
+      if (r < 0) return;
+      started = true;
+      p = runStart[r]!;
+      end = runEnd[r]!;
+      q = runPos[r]!;
+      docid = 0;
+      k = runSkip[r]!;
+      kEnd = r + 1 < runs ? runSkip[r + 1]! : skips;
+    }
+    // Whole blocks before the target.
+    while (k < kEnd && skipDoc[k]! < target) {
+      if (skipAt[k]! > p) {
+        p = skipAt[k]!;
+        q = skipPos[k]!;
+        docid = skipDoc[k]!;
+      }
+      k++;
+    }
+    // Postings before the target, then the target's if the term has it.
+    while (p < end) {
+      const from = p;
+      let b = data[p++]!;
+      let d = docid;
+      if (b < 0x80) d += b;
+      else {
+        cursor = p - 1;
+        d += varint(data);
+        p = cursor;
+      }
+      if (d > target) {
+        p = from;
+        break;
+      }
+      b = data[p++]!;
+      if (b >= 0x80) {
+        cursor = p - 1;
+        b = varint(data);
+        p = cursor;
+      }
+      let tf0 = b & 7;
+      const tf1 = (b - tf0) / 8;
+      if (tf0 === 7) {
+        cursor = p;
+        tf0 += varint(data);
+        p = cursor;
+      }
+      docid = d;
+      if (d < target) {
+        for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
+        continue;
+      }
+      // Positions come in ascending order of key (title, then content): one merge.
+      const hi = off[j]! + len[j]!;
+      let x = off[j]!;
+      for (let column = 0; column < 2; column++) {
+        let at = 0;
+        for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+          const c = pos[q++]!;
+          if (c < 0x80) at += c;
+          else {
+            cursor = q - 1;
+            at += varint(pos);
+            q = cursor;
+          }
+          if (at < i) continue;
+          const key = column * COLUMN + at - i;
+          while (x < hi && keys[x]! < key) x++;
+          if (x < hi && keys[x] === key) mark[x] = 1;
+        }
+      }
+      break;
+    }
+  }
+}
+
+/**
+ * A reader of one term's postings, moved forward only: `next` reads the next posting, `seek`
+ * passes whole runs (by their last docid), then whole blocks of SKIP postings (by the skip
+ * entries), then postings one by one. For a term not mixed: its runs chained in ascending
+ * docids, no deletions. The posting read: `docid`, its counts `tf0`, `tf1` and where its
+ * positions start in `s.pos` (`at`).
+ */
+class Postings {
+  docid = -1;
+  tf0 = 0;
+  tf1 = 0;
+  at = 0;
+  private r: number;
+  /** The next posting's header in `s.bytes`, its positions in `s.pos`, the docid its delta adds to. */
+  private p = 0;
+  private q = 0;
+  private base = 0;
+  private end = 0;
+  private k = 0;
+  private kEnd = 0;
+  constructor(
+    private readonly s: State,
+    t: number,
+  ) {
+    this.r = s.head.data[t]!;
+    if (this.r >= 0) this.enter();
+  }
+
+  private enter(): void {
+    const s = this.s;
+    const r = this.r;
+    this.p = s.runStart.data[r]!;
+    this.end = s.runEnd.data[r]!;
+    this.q = s.runPos.data[r]!;
+    this.base = 0;
+    this.k = s.runSkip.data[r]!;
+    this.kEnd = r + 1 < s.runStart.length ? s.runSkip.data[r + 1]! : s.skipDoc.length;
+  }
+
+  /** Reads the next posting; false at the end. */
+  next(): boolean {
+    if (this.r < 0) return false;
+    while (this.p >= this.end) {
+      this.r = this.s.runNext.data[this.r]!;
+      if (this.r < 0) return false;
+      this.enter();
+    }
+    const data = this.s.bytes.data;
+    const pos = this.s.pos.data;
+    let p = this.p;
+    let b = data[p++]!;
+    if (b < 0x80) this.base += b;
+    else {
+      cursor = p - 1;
+      this.base += varint(data);
+      p = cursor;
+    }
+    b = data[p++]!;
+    if (b >= 0x80) {
+      cursor = p - 1;
+      b = varint(data);
+      p = cursor;
+    }
+    let tf0 = b & 7;
+    const tf1 = (b - tf0) / 8;
+    if (tf0 === 7) {
+      cursor = p;
+      tf0 += varint(data);
+      p = cursor;
+    }
+    this.p = p;
+    this.docid = this.base;
+    this.tf0 = tf0;
+    this.tf1 = tf1;
+    let q = this.q;
+    this.at = q;
+    for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
+    this.q = q;
+    return true;
+  }
+
+  /** Reads up to the first posting at or after `target`; false when there is none. */
+  seek(target: number): boolean {
+    if (this.docid >= target) return true;
+    const s = this.s;
+    if (this.r < 0) return false;
+    if (s.runLast.data[this.r]! < target) {
+      do this.r = s.runNext.data[this.r]!;
+      while (this.r >= 0 && s.runLast.data[this.r]! < target);
+      if (this.r < 0) return false;
+      this.enter();
+    }
+    const skipDoc = s.skipDoc.data;
+    while (this.k < this.kEnd && skipDoc[this.k]! < target) {
+      const at = s.skipAt.data[this.k]!;
+      if (at > this.p) {
+        this.p = at;
+        this.q = s.skipPos.data[this.k]!;
+        this.base = skipDoc[this.k]!;
+      }
+      this.k++;
+    }
+    while (this.next()) if (this.docid >= target) return true;
+    return false;
+  }
+}
+
+/**
+ * Writes into `keys` (from 0) the phrase starts that word `i`'s positions at `at` (tf0 in the
+ * title, then tf1 in the content) give, in ascending order; returns how many.
+ */
+function startsOf(pos: Uint8Array, at: number, tf0: number, tf1: number, i: number, keys: Float64Array): number {
+  let n = 0;
+  let q = at;
+  for (let column = 0; column < 2; column++) {
+    let p = 0;
+    for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+      const b = pos[q++]!;
+      if (b < 0x80) p += b;
+      else {
+        cursor = q - 1;
+        p += varint(pos);
+        q = cursor;
+      }
+      if (p >= i) keys[n++] = column * COLUMN + p - i;
+    }
+  }
+  return n;
+}
+
+/** Keeps the first `n` of `keys` that word `i`'s positions at `at` confirm (a merge); returns how many. */
+function confirmed(pos: Uint8Array, at: number, tf0: number, tf1: number, i: number, keys: Float64Array, n: number): number {
+  let w = 0;
+  let x = 0;
+  let q = at;
+  for (let column = 0; column < 2 && x < n; column++) {
+    let p = 0;
+    for (let m = column === 0 ? tf0 : tf1; m > 0 && x < n; m--) {
+      const b = pos[q++]!;
+      if (b < 0x80) p += b;
+      else {
+        cursor = q - 1;
+        p += varint(pos);
+        q = cursor;
+      }
+      if (p < i) continue;
+      const key = column * COLUMN + p - i;
+      while (x < n && keys[x]! < key) x++;
+      if (x < n && keys[x] === key) keys[w++] = keys[x++]!;
+    }
+  }
+  return w;
+}
+
+/**
+ * The counts of a phrase whose every word is one term, none mixed, document at a time: the
+ * rarest word's postings in order, each other word's found by `seek` (leapfrogging to the
+ * furthest docid any of them is at), and in a document they all have, the rarest word's starts
+ * kept where every other word confirms them.
+ */
+function phraseByDocument(s: State, terms: number[], order: number[], c: Counts): void {
+  const readers = order.map((i) => new Postings(s, terms[i]!));
+  const lead = readers[0]!;
+  const pos = s.pos.data;
+  let keys = new Float64Array(64);
+  let target = -1;
+  for (;;) {
+    if (!(target < 0 ? lead.next() : lead.seek(target))) return;
+    target = lead.docid;
+    let all = true;
+    for (let w = 1; w < readers.length; w++) {
+      const other = readers[w]!;
+      if (!other.seek(target)) return;
+      if (other.docid !== target) {
+        target = other.docid;
+        all = false;
+        break;
+      }
+    }
+    if (!all) continue;
+    const d = target;
+    target = -1;
+    if (lead.tf0 + lead.tf1 > keys.length) keys = new Float64Array(2 * (lead.tf0 + lead.tf1));
+    let n = startsOf(pos, lead.at, lead.tf0, lead.tf1, order[0]!, keys);
+    for (let w = 1; w < readers.length && n > 0; w++) {
+      const other = readers[w]!;
+      n = confirmed(pos, other.at, other.tf0, other.tf1, order[w]!, keys, n);
+    }
+    if (n === 0) continue;
+    let tf0 = 0;
+    while (tf0 < n && keys[tf0]! < COLUMN) tf0++;
+    const tf1 = n - tf0;
+    c.docs[c.found++] = d;
+    c.tf0s[d] = tf0;
+    c.tf1s[d] = tf1;
+    if (tf0 > 0) c.withHit[0]++;
+    if (tf1 > 0) c.withHit[1]++;
   }
 }
 
@@ -306,6 +629,11 @@ function emptyState(epoch: number, totals: Totals): State {
     runEnd: new Ints(1 << 14),
     runNext: new Ints(1 << 14),
     runPos: new Ints(1 << 14),
+    runLast: new Ints(1 << 14),
+    runSkip: new Ints(1 << 14),
+    skipDoc: new Ints(1 << 12),
+    skipAt: new Ints(1 << 12),
+    skipPos: new Ints(1 << 12),
     bytes: new Bytes(),
     pos: new Bytes(),
     len: [new Uint32Array(1024), new Uint32Array(1024)],
@@ -351,7 +679,7 @@ export class TermIndex {
     const typed =
       s.bytes.data.byteLength +
       s.pos.data.byteLength +
-      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext, s.runPos].reduce((sum, a) => sum + a.data.byteLength, 0) +
+      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext, s.runPos, s.runLast, s.runSkip, s.skipDoc, s.skipAt, s.skipPos].reduce((sum, a) => sum + a.data.byteLength, 0) +
       s.mixed.byteLength +
       s.sorted.byteLength +
       s.len[0].byteLength +
@@ -634,6 +962,8 @@ export class TermIndex {
       let deleted = false;
       const runAt = bytes.length;
       const posAt = pos.length;
+      const skipFrom = s.skipDoc.length;
+      let kept = 0;
       while (p < stop) {
         if (p >= pause) {
           pause = p + LEAF_BYTES_PER_STEP;
@@ -650,6 +980,7 @@ export class TermIndex {
         let tf1 = 0;
         let column = 0;
         const keep = docid > after;
+        const posBefore = pos.length;
         for (;;) {
           b = block[p++]!;
           if (b === 0) break;
@@ -674,6 +1005,12 @@ export class TermIndex {
         if (docid > MAX_DOCID) return false;
         if (first < 0) first = docid;
         if (tf0 === 0 && tf1 === 0) deleted = true;
+        if (kept > 0 && kept % SKIP === 0) {
+          s.skipDoc.push(previous);
+          s.skipAt.push(bytes.length);
+          s.skipPos.push(posBefore);
+        }
+        kept++;
         bytes.varint(docid - previous);
         previous = docid;
         if (tf0 < 7) bytes.varint(tf1 * 8 + tf0);
@@ -722,6 +1059,8 @@ export class TermIndex {
       s.runEnd.push(bytes.length);
       s.runNext.push(-1);
       s.runPos.push(posAt);
+      s.runLast.push(previous);
+      s.runSkip.push(skipFrom);
       if (first <= s.last.data[t]! || deleted) s.mixed[t] = 1;
       s.last.data[t] = previous;
       const tail = s.tail.data[t]!;
@@ -842,6 +1181,16 @@ export class TermIndex {
     });
     let r = 0;
     for (let i = 1; i < k; i++) if (weight[i]! < weight[r]!) r = i;
+    if (termsOf.every((ts) => ts.length === 1 && !s.mixed[ts[0]!])) {
+      const order = words.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b);
+      phraseByDocument(
+        s,
+        termsOf.map((ts) => ts[0]!),
+        order,
+        c,
+      );
+      return c;
+    }
     // The starts the rarest word gives (its positions, shifted to the phrase's first word), by document.
     const pos = s.pos.data;
     let docOf = new Uint32Array(1024);
@@ -886,6 +1235,10 @@ export class TermIndex {
     others.sort((a, b) => weight[a]! - weight[b]!);
     for (const i of others) {
       for (const t of termsOf[i]!) {
+        if (!s.mixed[t]) {
+          confirm(s, t, i, cands, off, len, keys, mark);
+          continue;
+        }
         this.each(s, t, (d, tf0, tf1, at) => {
           const j = slot[d]! - 1;
           if (j < 0 || len[j] === 0) return;
