@@ -18,8 +18,14 @@
 // in one byte buffer, chained per term oldest segment first; their positions, in a second byte
 // buffer, per posting its title then its content positions, each the varint of its distance from
 // the one before in its column (FTS4's own deltas; 31 MB for 33 MB of postings at 100k entries).
-// A phrase takes the starts its rarest word gives and keeps those every other word confirms at its
-// offset, within one column (FTS4 keeps positions per column: no phrase spans title and content). A term whose runs overlap (a
+// Every 128th posting of a run has a skip entry (the docid before it, where it and its positions
+// start; 1.6 MB at 100k), and each run its last docid. A phrase is read document at a time: the
+// rarest word's documents in order, every other word's found by passing whole runs, then whole
+// blocks, then postings (so only the candidates' positions are read); in a document all have, the
+// starts the rarest word gives are kept where every other word confirms them at its offset,
+// within one column (FTS4 keeps positions per column: no phrase spans title and content). A
+// phrase with a term whose runs overlap, or a prefix of more than 64 terms, is read term by term
+// (each term's postings whole). A term whose runs overlap (a
 // document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
 // is resolved newest first when read. Built on the first ranked search that it can answer (one
 // pass over the segments); followed: segments written since are read for documents above the last
@@ -51,8 +57,10 @@ const LEAF_BYTES_PER_STEP = 1 << 16;
 /** A run keeps a skip entry every this many postings (1.6 MB at 100k entries, 17M postings). */
 const SKIP = 128;
 
-/** Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.5 MB at 100k). */
-const MAX_PHRASES = 4;
+/** Past the last posting. */
+const END = 2 ** 31;
+/** A phrase's prefix of more terms than this is read term by term (one reader each per document costs more). */
+const MAX_PREFIX_TERMS = 64;
 
 const ASCII_WORD = /^[\x21-\x7e]+$/;
 /** A phrase start's key: its column times this, plus its position. */
@@ -226,115 +234,6 @@ function keepMarked(keys: Float64Array, mark: Uint8Array, off: Int32Array, len: 
 }
 
 /**
- * Marks the starts that term `t` (not mixed: its runs in ascending docids, no deletions) confirms
- * as the phrase's word `i`: for each candidate left, in ascending docids, its posting is found by
- * passing whole runs (their last docid), then whole blocks of SKIP postings (the skip entries),
- * then postings one by one, so that only the candidates' positions are read.
- */
-function confirm(s: State, t: number, i: number, cands: Uint32Array, off: Int32Array, len: Int32Array, keys: Float64Array, mark: Uint8Array): void {
-  const data = s.bytes.data;
-  const pos = s.pos.data;
-  const runStart = s.runStart.data;
-  const runEnd = s.runEnd.data;
-  const runNext = s.runNext.data;
-  const runPos = s.runPos.data;
-  const runLast = s.runLast.data;
-  const runSkip = s.runSkip.data;
-  const runs = s.runStart.length;
-  const skipDoc = s.skipDoc.data;
-  const skipAt = s.skipAt.data;
-  const skipPos = s.skipPos.data;
-  const skips = s.skipDoc.length;
-  let r = s.head.data[t]!;
-  let p = 0;
-  let end = 0;
-  let q = 0;
-  let docid = 0;
-  let k = 0;
-  let kEnd = 0;
-  let started = false;
-  for (let j = 0; j < cands.length; j++) {
-    if (len[j] === 0) continue;
-    const target = cands[j]!;
-    if (!started || runLast[r]! < target) {
-      if (started) r = runNext[r]!;
-      while (r >= 0 && runLast[r]! < target) r = runNext[r]!;
-      if (r < 0) return;
-      started = true;
-      p = runStart[r]!;
-      end = runEnd[r]!;
-      q = runPos[r]!;
-      docid = 0;
-      k = runSkip[r]!;
-      kEnd = r + 1 < runs ? runSkip[r + 1]! : skips;
-    }
-    // Whole blocks before the target.
-    while (k < kEnd && skipDoc[k]! < target) {
-      if (skipAt[k]! > p) {
-        p = skipAt[k]!;
-        q = skipPos[k]!;
-        docid = skipDoc[k]!;
-      }
-      k++;
-    }
-    // Postings before the target, then the target's if the term has it.
-    while (p < end) {
-      const from = p;
-      let b = data[p++]!;
-      let d = docid;
-      if (b < 0x80) d += b;
-      else {
-        cursor = p - 1;
-        d += varint(data);
-        p = cursor;
-      }
-      if (d > target) {
-        p = from;
-        break;
-      }
-      b = data[p++]!;
-      if (b >= 0x80) {
-        cursor = p - 1;
-        b = varint(data);
-        p = cursor;
-      }
-      let tf0 = b & 7;
-      const tf1 = (b - tf0) / 8;
-      if (tf0 === 7) {
-        cursor = p;
-        tf0 += varint(data);
-        p = cursor;
-      }
-      docid = d;
-      if (d < target) {
-        for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
-        continue;
-      }
-      // Positions come in ascending order of key (title, then content): one merge.
-      const hi = off[j]! + len[j]!;
-      let x = off[j]!;
-      for (let column = 0; column < 2; column++) {
-        let at = 0;
-        for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
-          const c = pos[q++]!;
-          if (c < 0x80) at += c;
-          else {
-            cursor = q - 1;
-            at += varint(pos);
-            q = cursor;
-          }
-          if (at < i) continue;
-          const key = column * COLUMN + at - i;
-          while (x < hi && keys[x]! < key) x++;
-          if (x < hi && keys[x] === key) mark[x] = 1;
-        }
-      }
-      break;
-    }
-  }
-}
-
-/**
  * A reader of one term's postings, moved forward only: `next` reads the next posting, `seek`
  * passes whole runs (by their last docid), then whole blocks of SKIP postings (by the skip
  * entries), then postings one by one. For a term not mixed: its runs chained in ascending
@@ -342,14 +241,19 @@ function confirm(s: State, t: number, i: number, cands: Uint32Array, off: Int32A
  * positions start in `s.pos` (`at`).
  */
 class Postings {
+  /** -1 before the first posting, END after the last. */
   docid = -1;
   tf0 = 0;
   tf1 = 0;
   at = 0;
   private r: number;
-  /** The next posting's header in `s.bytes`, its positions in `s.pos`, the docid its delta adds to. */
+  /**
+   * The next posting's header in `s.bytes`, its positions in `s.pos` (-1 until the current
+   * posting's are passed: they are read once, by `startsOf` or when moving on), the docid its
+   * delta adds to.
+   */
   private p = 0;
-  private q = 0;
+  q = 0;
   private base = 0;
   private end = 0;
   private k = 0;
@@ -375,14 +279,19 @@ class Postings {
 
   /** Reads the next posting; false at the end. */
   next(): boolean {
-    if (this.r < 0) return false;
+    if (this.r < 0) return this.ended();
     while (this.p >= this.end) {
       this.r = this.s.runNext.data[this.r]!;
-      if (this.r < 0) return false;
+      if (this.r < 0) return this.ended();
       this.enter();
     }
     const data = this.s.bytes.data;
-    const pos = this.s.pos.data;
+    let q = this.q;
+    if (q < 0) {
+      const pos = this.s.pos.data;
+      q = this.at;
+      for (let left = this.tf0 + this.tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
+    }
     let p = this.p;
     let b = data[p++]!;
     if (b < 0x80) this.base += b;
@@ -408,22 +317,26 @@ class Postings {
     this.docid = this.base;
     this.tf0 = tf0;
     this.tf1 = tf1;
-    let q = this.q;
     this.at = q;
-    for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
-    this.q = q;
+    this.q = -1;
     return true;
+  }
+
+  private ended(): false {
+    this.r = -1;
+    this.docid = END;
+    return false;
   }
 
   /** Reads up to the first posting at or after `target`; false when there is none. */
   seek(target: number): boolean {
-    if (this.docid >= target) return true;
+    if (this.docid >= target) return this.docid !== END;
     const s = this.s;
-    if (this.r < 0) return false;
+    if (this.r < 0) return this.ended();
     if (s.runLast.data[this.r]! < target) {
       do this.r = s.runNext.data[this.r]!;
       while (this.r >= 0 && s.runLast.data[this.r]! < target);
-      if (this.r < 0) return false;
+      if (this.r < 0) return this.ended();
       this.enter();
     }
     const skipDoc = s.skipDoc.data;
@@ -442,11 +355,69 @@ class Postings {
 }
 
 /**
- * Writes into `keys` (from 0) the phrase starts that word `i`'s positions at `at` (tf0 in the
- * title, then tf1 in the content) give, in ascending order; returns how many.
+ * A word of a phrase as it is read document at a time: the postings of its terms (several for a
+ * prefix), at the least docid any of them is at (`docid`).
  */
-function startsOf(pos: Uint8Array, at: number, tf0: number, tf1: number, i: number, keys: Float64Array): number {
-  let n = 0;
+class WordPostings {
+  docid = -1;
+  /** The starts of `starts`. */
+  keys = new Float64Array(64);
+  private readonly readers: Postings[];
+  constructor(s: State, terms: number[]) {
+    this.readers = terms.map((t) => new Postings(s, t));
+  }
+
+  private least(): boolean {
+    let d = END;
+    for (const r of this.readers) if (r.docid < d) d = r.docid;
+    this.docid = d;
+    return d !== END;
+  }
+
+  /** Moves to the next document any of its terms has; false at the end. */
+  next(): boolean {
+    const at = this.docid;
+    for (const r of this.readers) if (r.docid === at) r.next();
+    return this.least();
+  }
+
+  /** Moves to the first document at or after `target` any of its terms has; false when there is none. */
+  seek(target: number): boolean {
+    if (this.docid >= target) return this.docid !== END;
+    for (const r of this.readers) r.seek(target);
+    return this.least();
+  }
+
+  /**
+   * Writes into `keys` the phrase starts its positions in the current document give as the
+   * phrase's word `i`, in ascending order; returns how many.
+   */
+  starts(pos: Uint8Array, i: number): number {
+    let keys = this.keys;
+    let n = 0;
+    let from = 0;
+    for (const r of this.readers) {
+      if (r.docid !== this.docid) continue;
+      if (n + r.tf0 + r.tf1 > keys.length) {
+        const more = new Float64Array(2 * (n + r.tf0 + r.tf1));
+        more.set(keys.subarray(0, n));
+        keys = this.keys = more;
+      }
+      n = startsOf(pos, r.at, r.tf0, r.tf1, i, keys, n);
+      r.q = cursor;
+      from++;
+    }
+    // Several terms of a prefix in one document: their positions interleave.
+    if (from > 1) keys.subarray(0, n).sort();
+    return n;
+  }
+}
+
+/**
+ * Writes into `keys` (from `n`) the phrase starts that word `i`'s positions at `at` (tf0 in the
+ * title, then tf1 in the content) give, in ascending order; returns how many there are then.
+ */
+function startsOf(pos: Uint8Array, at: number, tf0: number, tf1: number, i: number, keys: Float64Array, n: number): number {
   let q = at;
   for (let column = 0; column < 2; column++) {
     let p = 0;
@@ -461,54 +432,43 @@ function startsOf(pos: Uint8Array, at: number, tf0: number, tf1: number, i: numb
       if (p >= i) keys[n++] = column * COLUMN + p - i;
     }
   }
+  // Where the positions end, for the reader to move on from.
+  cursor = q;
   return n;
 }
 
-/** Keeps the first `n` of `keys` that word `i`'s positions at `at` confirm (a merge); returns how many. */
-function confirmed(pos: Uint8Array, at: number, tf0: number, tf1: number, i: number, keys: Float64Array, n: number): number {
+/** Keeps the first `n` of `keys` that are among the first `m` of `other` (both ascending); returns how many. */
+function intersected(keys: Float64Array, n: number, other: Float64Array, m: number): number {
   let w = 0;
-  let x = 0;
-  let q = at;
-  for (let column = 0; column < 2 && x < n; column++) {
-    let p = 0;
-    for (let m = column === 0 ? tf0 : tf1; m > 0 && x < n; m--) {
-      const b = pos[q++]!;
-      if (b < 0x80) p += b;
-      else {
-        cursor = q - 1;
-        p += varint(pos);
-        q = cursor;
-      }
-      if (p < i) continue;
-      const key = column * COLUMN + p - i;
-      while (x < n && keys[x]! < key) x++;
-      if (x < n && keys[x] === key) keys[w++] = keys[x++]!;
-    }
+  let y = 0;
+  for (let x = 0; x < n && y < m; x++) {
+    const key = keys[x]!;
+    while (y < m && other[y]! < key) y++;
+    if (y < m && other[y] === key) keys[w++] = key;
   }
   return w;
 }
 
 /**
- * The counts of a phrase whose every word is one term, none mixed, document at a time: the
- * rarest word's postings in order, each other word's found by `seek` (leapfrogging to the
- * furthest docid any of them is at), and in a document they all have, the rarest word's starts
- * kept where every other word confirms them.
+ * The counts of a phrase whose words' terms are none mixed, document at a time: the rarest
+ * word's documents in order, each other word's found by `seek` (leapfrogging to the furthest
+ * docid any of them is at), and in a document they all have, the rarest word's starts kept
+ * where every other word confirms them. `order`: the words, rarest first.
  */
-function phraseByDocument(s: State, terms: number[], order: number[], c: Counts): void {
-  const readers = order.map((i) => new Postings(s, terms[i]!));
-  const lead = readers[0]!;
+function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Counts): void {
+  const words = order.map((i) => new WordPostings(s, termsOf[i]!));
+  const lead = words[0]!;
   const pos = s.pos.data;
-  let keys = new Float64Array(64);
   let target = -1;
   for (;;) {
     if (!(target < 0 ? lead.next() : lead.seek(target))) return;
     target = lead.docid;
     let all = true;
-    for (let w = 1; w < readers.length; w++) {
-      const other = readers[w]!;
-      if (!other.seek(target)) return;
-      if (other.docid !== target) {
-        target = other.docid;
+    for (let w = 1; w < words.length; w++) {
+      const word = words[w]!;
+      if (!word.seek(target)) return;
+      if (word.docid !== target) {
+        target = word.docid;
         all = false;
         break;
       }
@@ -516,11 +476,11 @@ function phraseByDocument(s: State, terms: number[], order: number[], c: Counts)
     if (!all) continue;
     const d = target;
     target = -1;
-    if (lead.tf0 + lead.tf1 > keys.length) keys = new Float64Array(2 * (lead.tf0 + lead.tf1));
-    let n = startsOf(pos, lead.at, lead.tf0, lead.tf1, order[0]!, keys);
-    for (let w = 1; w < readers.length && n > 0; w++) {
-      const other = readers[w]!;
-      n = confirmed(pos, other.at, other.tf0, other.tf1, order[w]!, keys, n);
+    let n = lead.starts(pos, order[0]!);
+    const keys = lead.keys;
+    for (let w = 1; w < words.length && n > 0; w++) {
+      const word = words[w]!;
+      n = intersected(keys, n, word.keys, word.starts(pos, order[w]!));
     }
     if (n === 0) continue;
     let tf0 = 0;
@@ -649,8 +609,6 @@ export class TermIndex {
   building = false;
   /** Work done between two pauses of prepareInSteps, in milliseconds. */
   sliceMs = 10;
-  /** The counts of the last phrases of several words searched, while the index stays as it was. */
-  private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
   /** Called at each pause of prepareInSteps with the number of slices done so far. */
   progress: ((slices: number) => void) | undefined;
 
@@ -697,7 +655,6 @@ export class TermIndex {
       if (unthrown(() => this.follow(tx, s, totals))) return s;
     }
     this.state = undefined;
-    this.phrases.clear();
     if (this.failed?.epoch === epoch && this.failed.n === totals.n) return undefined;
     const built = unthrown(() => this.build(tx, epoch, totals));
     if (!built) this.failed = { epoch, n: totals.n };
@@ -764,7 +721,6 @@ export class TermIndex {
           s.bytes.trim();
           s.pos.trim();
           this.state = s;
-          this.phrases.clear();
           return;
         }
       }
@@ -1181,12 +1137,11 @@ export class TermIndex {
     });
     let r = 0;
     for (let i = 1; i < k; i++) if (weight[i]! < weight[r]!) r = i;
-    if (termsOf.every((ts) => ts.length === 1 && !s.mixed[ts[0]!])) {
-      const order = words.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b);
+    if (termsOf.every((ts) => ts.length <= MAX_PREFIX_TERMS && ts.every((t) => !s.mixed[t]))) {
       phraseByDocument(
         s,
-        termsOf.map((ts) => ts[0]!),
-        order,
+        termsOf,
+        words.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b),
         c,
       );
       return c;
@@ -1235,10 +1190,6 @@ export class TermIndex {
     others.sort((a, b) => weight[a]! - weight[b]!);
     for (const i of others) {
       for (const t of termsOf[i]!) {
-        if (!s.mixed[t]) {
-          confirm(s, t, i, cands, off, len, keys, mark);
-          continue;
-        }
         this.each(s, t, (d, tf0, tf1, at) => {
           const j = slot[d]! - 1;
           if (j < 0 || len[j] === 0) return;
@@ -1343,16 +1294,7 @@ export class TermIndex {
       const key = `"${phrase.words.join(' ')}${phrase.prefix ? '*' : ''}"`;
       const known = byWord.get(key);
       if (known) return known;
-      // A phrase searched again (the same index, nothing appended) reuses its counts.
-      const saved = this.phrases.get(key);
-      let c: Counts;
-      if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
-      else {
-        c = this.phraseCounts(s, phrase.words, phrase.prefix, size);
-      }
-      this.phrases.delete(key);
-      this.phrases.set(key, { s, n: s.totals.n, counts: c });
-      if (this.phrases.size > MAX_PHRASES) this.phrases.delete(this.phrases.keys().next().value!);
+      const c = this.phraseCounts(s, phrase.words, phrase.prefix, size);
       byWord.set(key, c);
       return c;
     };
