@@ -105,6 +105,16 @@ class Ints {
     next.set(this.data);
     this.data = next;
   }
+  trim(): void {
+    if (this.data.length > this.length + 1) this.data = this.data.slice(0, this.length + 1);
+  }
+}
+
+/** Gives back what the byte buffers and the per-run and skip arrays hold beyond their length, once built. */
+function trimmed(s: State): void {
+  s.bytes.trim();
+  s.pos.trim();
+  for (const a of [s.runStart, s.runEnd, s.runNext, s.runPos, s.runLast, s.runSkip, s.skipDoc, s.skipAt, s.skipPos]) a.trim();
 }
 
 interface Segment {
@@ -666,8 +676,7 @@ export class TermIndex {
     this.stats.builds++;
     const s = emptyState(epoch, totals);
     if (!this.read(tx, s, totals, -1)) return undefined;
-    s.bytes.trim();
-    s.pos.trim();
+    trimmed(s);
     return s;
   }
 
@@ -718,8 +727,7 @@ export class TermIndex {
           done = read(slice);
         }
         if (done && s) {
-          s.bytes.trim();
-          s.pos.trim();
+          trimmed(s);
           this.state = s;
           return;
         }
