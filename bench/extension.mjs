@@ -115,7 +115,7 @@ async function main() {
         `${mb(vsixBytes)} (${entries.length} files; largest: ${biggest.map((e) => `${e.name.replace(/^extension\//, '')} ${mb(e.size)}`).join(', ')})`,
       ],
       ['activation: activate() to its return (target under 100 ms, ledger opened lazily)', `${f.activationMs.toFixed(1)} ms`],
-      [`first use: open the ledger of ${count.toLocaleString('en-US')} entries (${mb(f.ledgerBytes)})`, `${f.openMs.toFixed(0)} ms`],
+      [`first use: open the ledger of ${count.toLocaleString('en-US')} entries (${mb(f.ledgerBytes)})`, `${f.openMs.toFixed(0)} ms (${f.hostLine})`],
       ['first use: Progress Log projects and the first page of entries', `${f.treeMs.toFixed(0)} ms (${f.treeRows} rows)`],
       [
         'extension host RSS: before activation / activated / ledger open and view filled',

@@ -28,6 +28,8 @@ describe('extension host figures', () => {
     const t0 = performance.now();
     await api.deps.host.progress();
     const openMs = performance.now() - t0;
+    // Through the ledger host, or opened directly (the host could not be started or reached).
+    const hostLine = await api.deps.host.hostLine();
 
     const t1 = performance.now();
     const projects = await api.deps.progressLog.getChildren();
@@ -45,6 +47,7 @@ describe('extension host figures', () => {
       JSON.stringify({
         activationMs: api.activationMs,
         openMs,
+        hostLine,
         treeMs,
         treeRows: entries.length,
         ledgerPath: api.ledgerPath,

@@ -76,8 +76,9 @@ export function writeUserSettings(userDataDir, extra = {}) {
     ),
   );
   // Machine-scoped settings (paths, endpoints) are read from the machine's settings in a remote
-  // window such as code-server's, not from the user's.
-  const machine = Object.fromEntries(Object.entries(extra).filter(([k]) => k.startsWith('agentProgress.')));
+  // window such as code-server's, not from the user's: the user data's own settings (runTest.ts
+  // --user-settings) as well as the extra ones.
+  const machine = Object.fromEntries(Object.entries({ ...existing, ...extra }).filter(([k]) => k.startsWith('agentProgress.')));
   fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
   fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
 }

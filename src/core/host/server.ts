@@ -78,6 +78,10 @@ interface Client {
 
 export type HostOutcome = 'exited' | 'another-host';
 
+/** How long a connection has to say hello, and the more it gets when the deadline fired late (the host was busy). */
+const HELLO_MS = 5_000;
+const LATE_MS = 1_000;
+
 /** Quiet time after the last call before the host collects its garbage (collectWhenIdle): past the engine's fresh snapshot (1 s after the last write). */
 const IDLE_GC_MS = 2_000;
 
@@ -170,7 +174,7 @@ class Host {
         this.collectWhenIdle();
         // Ranked search's term index, built while nobody waits for a search (seconds of work at
         // 100k entries, in steps of about 10 ms: calls arriving meanwhile are answered between
-        // them, searches by the saved hits).
+        // them, searches by the SQL plan).
         setTimeout(() => {
           const t0 = Date.now();
           ledger.progress.prepareSearch().then(
@@ -224,10 +228,18 @@ class Host {
     const client: Client = { id: this.nextClient++, connection, socket, ready: false, watch: false, standby: false };
     this.clients.set(client.id, client);
     this.disarmIdle();
-    // A connection that never says hello with the token is dropped.
-    const helloTimer = setTimeout(() => {
-      if (!client.ready) socket.destroy();
-    }, 5_000);
+    // A connection that never says hello with the token is dropped after 5 s of the host's own
+    // time. A deadline that fires late means this host was busy (opening a large ledger on a loaded
+    // machine) and a hello sent meanwhile may still be unread: it gets another second to be read.
+    const helloDeadline = (ms: number): NodeJS.Timeout => {
+      const armed = performance.now();
+      return setTimeout(() => {
+        if (client.ready) return;
+        if (performance.now() - armed > ms + 100) helloTimer = helloDeadline(LATE_MS);
+        else socket.destroy();
+      }, ms);
+    };
+    let helloTimer = helloDeadline(HELLO_MS);
     const drop = (): void => {
       clearTimeout(helloTimer);
       if (!this.clients.delete(client.id)) return;

@@ -1,6 +1,7 @@
 // A host that dies during the handshake, after it accepted the connection and before it answered
 // the hello (a kill -9 at that moment), must cost the client a retry, never a call that waits
-// forever: the hello is rejected when the socket closes and the next host is tried.
+// forever: the hello is rejected when the socket closes and the next host is tried. And a host busy
+// past its hello deadline (opening a large ledger) answers a hello sent meanwhile, not drop it.
 
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,8 +13,11 @@ import { HostConnection } from '../../../../src/core/host/client';
 import { socketConnection } from '../../../../src/core/host/connection';
 import { createOwnerFile } from '../../../../src/core/host/ownerFile';
 import { hostPaths } from '../../../../src/core/host/paths';
+import { BUILD, METHODS, PROTOCOL, type HelloResult } from '../../../../src/core/host/protocol';
+import { runHost } from '../../../../src/core/host/server';
 import { runStandby } from '../../../../src/core/host/standby';
 import { folderIdentity } from '../../../../src/core/storage/files';
+import { VERSION } from '../../../../src/core/version';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, addSecret() {}, once() {} };
@@ -96,6 +100,80 @@ describe('ledger host handshake', function () {
       await new Promise((resolve) => dying.close(resolve));
       fs.rmSync(paths.pid, { force: true });
       fs.rmSync(paths.standby, { force: true });
+    }
+  });
+
+  /** A ledger host in this process on a new ledger, once its socket listens. */
+  async function hostInProcess(): Promise<{ paths: ReturnType<typeof hostPaths>; stop(): Promise<unknown> }> {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const paths = hostPaths(file);
+    fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    let retire: (() => void) | undefined;
+    const done = runHost({ file, folder: folderIdentity(dir) ?? 'none', idleMs: 60_000, logger: silent, onSignal: (r) => (retire = r) });
+    const deadline = Date.now() + 10_000;
+    while (!(fs.existsSync(paths.socket) && fs.existsSync(paths.token) && retire) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(retire, 'the host did not start within 10 s');
+    return {
+      paths,
+      stop: () => {
+        retire?.();
+        return within(done, 10_000);
+      },
+    };
+  }
+
+  /** A connection to the host that has been accepted (it refused a call before the hello). */
+  async function accepted(socketPath: string): Promise<{ socket: net.Socket; connection: ReturnType<typeof socketConnection> }> {
+    const socket = net.createConnection(socketPath);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const connection = socketConnection(socket);
+    connection.listen();
+    const refused = await within(connection.sendRequest(METHODS.status, {}), 5_000);
+    assert.ok(refused instanceof Error && /Say hello first/.test(refused.message), `expected the host to ask for a hello, got ${String(refused)}`);
+    return { socket, connection };
+  }
+
+  it('a connection that never says hello is dropped after the hello deadline', async () => {
+    const host = await hostInProcess();
+    try {
+      const { socket, connection } = await accepted(host.paths.socket);
+      const t0 = Date.now();
+      const closed = await within(new Promise<void>((resolve) => socket.once('close', () => resolve())), 9_000);
+      assert.equal(closed, undefined, `expected the host to hang up, got ${String(closed)}`);
+      assert.ok(Date.now() - t0 >= 4_000, `hung up after ${Date.now() - t0} ms, before the deadline`);
+      connection.dispose();
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('a hello sent while the host was busy for longer than the hello deadline is answered, not dropped', async () => {
+    const host = await hostInProcess();
+    try {
+      const { socket, connection } = await accepted(host.paths.socket);
+      const hello = connection.sendRequest<HelloResult>(METHODS.hello, {
+        token: fs.readFileSync(host.paths.token, 'utf8'),
+        protocol: PROTOCOL,
+        version: VERSION,
+        build: BUILD,
+        pid: process.pid,
+        watch: false,
+      });
+      // The hello leaves at once; then this process (the host's too) is blocked past the deadline,
+      // as a host opening a large ledger on a loaded machine is.
+      await new Promise((r) => setImmediate(r));
+      const blockedUntil = Date.now() + 6_000;
+      while (Date.now() < blockedUntil) {
+        /* busy */
+      }
+      const outcome = await within(hello, 5_000);
+      assert.ok(!(outcome instanceof Error) && typeof outcome === 'object', `expected the hello answered, got ${String(outcome)}`);
+      assert.equal(outcome.kind, 'ok');
+      connection.dispose();
+      socket.destroy();
+    } finally {
+      await host.stop();
     }
   });
 });

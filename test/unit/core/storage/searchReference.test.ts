@@ -2,10 +2,11 @@
 // frequencies, every query kind (terms common to rare, two terms, phrases, prefixes, negation, OR),
 // the expected hits and their BM25 order computed here from the texts alone (tokenizing, matching
 // and scoring written out plainly, as FTS4's matchinfo defines the numbers), and the ledger's
-// answers compared whole: total, top 20 and the next page. The ledger answers repeated queries from
-// saved hits (sqlite/rankedHits.ts) that follow appended entries; the comparison is repeated after
-// appends by another handle, a non-ASCII entry, a deletion and a restore, and against the SQL path
-// that ranks every hit (a date filter that excludes nothing sends the query there). On PostgreSQL
+// answers compared whole: total, top 20 and the next page. The ledger answers from its term index
+// (sqlite/termIndex.ts), which follows appended entries; the comparison is repeated after appends
+// by another handle, a non-ASCII entry, a deletion and a restore, and against the SQL path that
+// ranks every hit (a date filter that excludes nothing sends the query there; it also answers
+// what the term index declines). On PostgreSQL
 // the matches are compared whole (totals and every hit, through an archive and a restore) and the
 // order, ts_rank's and not BM25's, by its top-20 agreement with the reference (README).
 
@@ -16,7 +17,7 @@ import { openLedger } from '../../../../src/core/storage/openLedger';
 import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
 import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
-import { RankedHitsCache, unicode61Tokens } from '../../../../src/core/storage/sqlite/rankedHits';
+import { unicode61Tokens } from '../../../../src/core/storage/sqlite/rankedHits';
 import { loadSqlJs } from '../../../../src/core/storage/sqlite/sqlJs';
 import type { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
 import { parseFullText } from '../../../../src/core/storage/sqlite/search';
@@ -209,7 +210,6 @@ function queriesFor(words: string[], docs: readonly Doc[]): string[] {
   ];
 }
 
-type Stats = RankedHitsCache['stats'];
 type TermStats = TermIndex['stats'];
 
 describe('ranked search against a plain reference', function () {
@@ -224,8 +224,7 @@ describe('ranked search against a plain reference', function () {
     opened.push(l);
     return l;
   };
-  // The term index answers every query (words, phrases, any script); the saved hits only when it cannot.
-  const stats = (l: Ledger): Stats => ({ ...(l.progress as unknown as { ranked: RankedHitsCache }).ranked.stats });
+  // The term index answers every query (words, phrases, any script); the SQL plan only what it declines.
   const termStats = (l: Ledger): TermStats => ({ ...(l.progress as unknown as { terms: TermIndex }).terms.stats });
 
   async function compareAll(l: Ledger, docs: readonly Doc[], queries: readonly string[], label: string): Promise<number> {
@@ -243,7 +242,7 @@ describe('ranked search against a plain reference', function () {
           want.ids,
           `${label}: ${text} at ${offset}`,
         );
-        // The SQL path ranks every hit with FTS4 itself; the saved hits must give the same page,
+        // The SQL path ranks every hit with FTS4 itself; the term index must give the same page,
         // snippets included.
         const sql = await l.progress.searchEntries({ projectId: undefined, text, limit, offset, startDate: '1970-01-01' });
         assert.deepEqual(got, sql, `${label}: ${text} at ${offset} through SQL`);
@@ -270,8 +269,7 @@ describe('ranked search against a plain reference', function () {
     assert.equal(await compareAll(a, docs, queries, 'first'), n);
     const empty = queries.filter((q) => reference(docs, q, 0, 1).total === 0).length;
     assert.equal(empty, 1);
-    assert.deepEqual(stats(a), { builds: 0, followed: 0 });
-    assert.deepEqual(termStats(a), { builds: 1, followed: 0, answered: 2 * queries.length });
+    assert.deepEqual(termStats(a), { builds: 1, followed: 0, answered: 2 * queries.length, declined: 0 });
 
     // Answered again: nothing rebuilt.
     assert.equal(await compareAll(a, docs, queries, 'again'), n);
@@ -289,7 +287,7 @@ describe('ranked search against a plain reference', function () {
     assert.equal(await compareAll(a, docs, queries, 'appended'), n);
     // A query with non-ASCII words is tokenized by unicode61 itself: the term index's too.
     assert.equal(queries.filter((q) => /[^a-z0-9 "*()-]/i.test(q)).length, 1);
-    assert.deepEqual(stats(a), { builds: 0, followed: 0 });
+    assert.equal(termStats(a).declined, 0);
     // The term index read the segments FTS4 wrote since.
     assert.equal(termStats(a).builds, 1);
     assert.ok(termStats(a).followed > 0);
@@ -321,7 +319,7 @@ describe('ranked search against a plain reference', function () {
     const restored = docs.filter((d) => d.createdAt < before);
     const back = [...kept, ...restored.map((d) => ({ ...d, seq: seq++ }))];
     assert.equal(await compareAll(a, back, queries, 'restored'), n);
-    assert.deepEqual(stats(a), { builds: 0, followed: 0 });
+    assert.equal(termStats(a).declined, 0);
     assert.ok(termStats(a).answered > 0);
   });
 
@@ -348,7 +346,7 @@ describe('ranked search against a plain reference', function () {
     assert.ok(slices >= 3, `slices: ${slices}`);
     assert.ok(during, 'the build paused');
     const got = await during;
-    // Answered while the build was under way, by the saved hits, as the reference ranks it.
+    // Answered while the build was under way, by the SQL plan, as the reference ranks it.
     assert.equal(got.building, true);
     assert.equal(got.answered, 0);
     const want = reference(docs, text, 0, 20);
@@ -358,11 +356,46 @@ describe('ranked search against a plain reference', function () {
       got.page.entries.map((e) => e.id),
       want.ids,
     );
-    assert.equal(stats(l).builds, 1);
+    assert.ok(termStats(l).declined >= 1);
     // Built: the same answer from the index.
     assert.equal(terms.building, false);
     assert.deepEqual(await l.progress.searchEntries({ projectId: undefined, text, limit: 20 }), got.page);
-    assert.deepEqual(termStats(l), { builds: 1, followed: 0, answered: 1 });
+    assert.deepEqual(termStats(l), { builds: 1, followed: 0, answered: 1, declined: termStats(l).declined });
+  });
+
+  it('starts the stepped build over when another handle deletes entries under it, then answers from the index it built after', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const l = await open(file);
+    const words = vocabulary(rng(31), 500);
+    const docs = makeCorpus(500, 33, words);
+    for (const [i, d] of docs.entries()) {
+      d.seq = i;
+      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+    }
+    await l.progress.flushIndex();
+    const other = await open(file);
+    const terms = (l.progress as unknown as { terms: TermIndex }).terms;
+    terms.sliceMs = 0;
+    const before = docs.map((d) => d.createdAt).sort()[250]!;
+    let archived: number | undefined;
+    let pauses = 0;
+    // At the build's first pause, another handle (a direct client beside the host) archives half.
+    terms.progress = async () => {
+      pauses++;
+      archived ??= await other.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString());
+    };
+    await l.progress.prepareSearch();
+    assert.ok(pauses >= 3, `pauses: ${pauses}`);
+    assert.ok(archived !== undefined && archived > 200, `archived ${archived}`);
+    assert.equal(terms.building, false);
+    assert.equal(termStats(l).builds, 2, 'the build started over after the deletion');
+    const kept = docs.filter((d) => d.createdAt >= before);
+    const queries = queriesFor(words, kept);
+    assert.equal(await compareAll(l, kept, queries, 'after the restart'), queries.length * 2);
+    // Every query answered by the index built in steps: no other build, none left to the SQL plan.
+    assert.equal(termStats(l).builds, 2);
+    assert.equal(termStats(l).declined, 0);
+    assert.equal(termStats(l).answered, queries.length * 2);
   });
 
   it('ranks within a project that holds part of the ledger the same way', async () => {
@@ -389,7 +422,7 @@ describe('ranked search against a plain reference', function () {
         );
         assert.deepEqual(got, await l.progress.searchEntries({ projectId: 'p', text, limit: 20, offset, startDate: '1970-01-01' }), `${text} through SQL`);
       }
-      // The other project, from the same saved hits.
+      // The other project, from the same index.
       const inOther = all.ids.filter((id) => !inP.has(id));
       assert.deepEqual(
         (await l.progress.searchEntries({ projectId: 'other', text, limit: 20 })).entries.map((e) => e.id),
@@ -397,7 +430,7 @@ describe('ranked search against a plain reference', function () {
       );
     }
     assert.equal(termStats(l).builds, 1, 'one build for every query, whichever project');
-    assert.equal(stats(l).builds, 0);
+    assert.equal(termStats(l).declined, 0);
     // An entry appended to one project is followed, in that project only.
     const late = { id: 'late', title: `${words[0]!} ${words[0]!} ${words[0]!}`, content: words[0]!, createdAt: new Date(BASE + 10 ** 8).toISOString(), seq: seq++ };
     docs.push(late);
@@ -406,9 +439,9 @@ describe('ranked search against a plain reference', function () {
     assert.equal(top.entries[0]?.id, reference(docs, words[0]!, 0, 1).ids[0]);
     assert.equal(top.entries[0]?.id, 'late');
     assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
-    assert.deepEqual([termStats(l).builds, stats(l).builds], [1, 0]);
+    assert.deepEqual([termStats(l).builds, termStats(l).declined], [1, 0]);
   });
-  it('answers words, prefixes as typed, phrases, AND, OR and negation from the term index as full BM25 and the saved hits do, through appends, a deletion and a restore', async () => {
+  it('answers words, prefixes as typed, phrases, AND, OR and negation from the term index as full BM25 and the SQL plan do, through appends, a deletion and a restore', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
     const a = await open(file);
@@ -517,14 +550,10 @@ describe('ranked search against a plain reference', function () {
             `${label}: ${text} at ${offset}`,
           );
           assert.deepEqual(got, await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset, startDate: '1970-01-01' }), `${label}: ${text} through SQL`);
-          // The saved hits of rankedHits.ts (the path before the term index) give the same page.
+          // Answered by the term index itself, not left to the SQL plan.
           const query = parseFullText(text)!;
-          const [fromTerms, saved] = engine(l).read((tx) => [
-            index(l).page(tx, query, offset, 20, undefined, (t) => unicode61Tokens(sql, t)),
-            new RankedHitsCache().page(tx, query, offset, 20),
-          ]);
+          const fromTerms = engine(l).read((tx) => index(l).page(tx, query, offset, 20, undefined, (t) => unicode61Tokens(sql, t)));
           assert.ok(fromTerms, `${label}: ${text} answered by the term index`);
-          assert.deepEqual(fromTerms, saved, `${label}: ${text} as the saved hits give it`);
         }
       }
     }
@@ -533,7 +562,7 @@ describe('ranked search against a plain reference', function () {
     const skips = (l: Ledger): number => (index(l) as unknown as { state: { skipDoc: { length: number } } }).state.skipDoc.length;
     assert.ok(skips(a) >= 10, `skip entries: ${skips(a)}`);
     assert.equal(termStats(a).builds, 1);
-    assert.equal(stats(a).builds, 0, 'no query read its hits from FTS4');
+    assert.equal(termStats(a).declined, 0, 'no query left to the SQL plan');
 
     // Entries appended by another handle, one with accents: FTS4's segments written since are read.
     const b = await open(file);
@@ -542,7 +571,7 @@ describe('ranked search against a plain reference', function () {
     for (const d of more) await insert(b, d);
     await b.progress.flushIndex();
     await compare(a, 'appended');
-    assert.deepEqual([termStats(a).builds, stats(a).builds], [1, 0]);
+    assert.deepEqual([termStats(a).builds, termStats(a).declined], [1, 0]);
     assert.ok(termStats(a).followed >= 1);
 
     // A deletion rebuilds it; restored entries (new rowids) are appended again.
@@ -558,7 +587,7 @@ describe('ranked search against a plain reference', function () {
     await b.transfer.restoreArchived();
     for (const d of gone) docs.push({ ...d, seq: seq++ });
     await compare(a, 'restored');
-    assert.equal(stats(a).builds, 0);
+    assert.equal(termStats(a).declined, 0);
   });
 });
 
