@@ -57,6 +57,12 @@ const LEAF_BYTES_PER_STEP = 1 << 16;
 /** A run keeps a skip entry every this many postings (1.6 MB at 100k entries, 17M postings). */
 const SKIP = 128;
 
+/**
+ * Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.2 MB at 100k):
+ * a first search of two words in most entries still costs about 30 ms of CPU at 100k.
+ */
+const MAX_PHRASES = 4;
+
 /** Past the last posting. */
 const END = 2 ** 31;
 /** A phrase's prefix of more terms than this is read term by term (one reader each per document costs more). */
@@ -622,6 +628,8 @@ export class TermIndex {
   sliceMs = 10;
   /** Called at each pause of prepareInSteps with the number of slices done so far; the build waits for what it returns. */
   progress: ((slices: number) => void | Promise<void>) | undefined;
+  /** The counts of the last phrases of several words searched, while the index stays as it was. */
+  private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
@@ -666,6 +674,7 @@ export class TermIndex {
       if (unthrown(() => this.follow(tx, s, totals))) return s;
     }
     this.state = undefined;
+    this.phrases.clear();
     if (this.failed?.epoch === epoch && this.failed.n === totals.n) return undefined;
     const built = unthrown(() => this.build(tx, epoch, totals));
     if (!built) this.failed = { epoch, n: totals.n };
@@ -730,6 +739,7 @@ export class TermIndex {
         if (done && s) {
           trimmed(s);
           this.state = s;
+          this.phrases.clear();
           return;
         }
       }
@@ -1303,7 +1313,12 @@ export class TermIndex {
       const key = `"${phrase.words.join(' ')}${phrase.prefix ? '*' : ''}"`;
       const known = byWord.get(key);
       if (known) return known;
-      const c = this.phraseCounts(s, phrase.words, phrase.prefix, size);
+      // A phrase searched again (the same index, nothing appended) reuses its counts.
+      const saved = this.phrases.get(key);
+      const c = saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size ? saved.counts : this.phraseCounts(s, phrase.words, phrase.prefix, size);
+      this.phrases.delete(key);
+      this.phrases.set(key, { s, n: s.totals.n, counts: c });
+      if (this.phrases.size > MAX_PHRASES) this.phrases.delete(this.phrases.keys().next().value!);
       byWord.set(key, c);
       return c;
     };
