@@ -18,8 +18,14 @@
 // in one byte buffer, chained per term oldest segment first; their positions, in a second byte
 // buffer, per posting its title then its content positions, each the varint of its distance from
 // the one before in its column (FTS4's own deltas; 31 MB for 33 MB of postings at 100k entries).
-// A phrase takes the starts its rarest word gives and keeps those every other word confirms at its
-// offset, within one column (FTS4 keeps positions per column: no phrase spans title and content). A term whose runs overlap (a
+// Every 128th posting of a run has a skip entry (the docid before it, where it and its positions
+// start; 1.6 MB at 100k), and each run its last docid. A phrase is read document at a time: the
+// rarest word's documents in order, every other word's found by passing whole runs, then whole
+// blocks, then postings (so only the candidates' positions are read); in a document all have, the
+// starts the rarest word gives are kept where every other word confirms them at its offset,
+// within one column (FTS4 keeps positions per column: no phrase spans title and content). A
+// phrase with a term whose runs overlap, or a prefix of more than 64 terms, is read term by term
+// (each term's postings whole). A term whose runs overlap (a
 // document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
 // is resolved newest first when read. Built on the first ranked search that it can answer (one
 // pass over the segments); followed: segments written since are read for documents above the last
@@ -48,8 +54,19 @@ const BLOCKS_PER_STEP = 4;
 /** Bytes of one leaf read between two pauses (a common term's doclist is one leaf of megabytes). */
 const LEAF_BYTES_PER_STEP = 1 << 16;
 
-/** Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.5 MB at 100k). */
+/** A run keeps a skip entry every this many postings (1.6 MB at 100k entries, 17M postings). */
+const SKIP = 128;
+
+/**
+ * Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.2 MB at 100k):
+ * a first search of two words in most entries still costs about 30 ms of CPU at 100k.
+ */
 const MAX_PHRASES = 4;
+
+/** Past the last posting. */
+const END = 2 ** 31;
+/** A phrase's prefix of more terms than this is read term by term (one reader each per document costs more). */
+const MAX_PREFIX_TERMS = 64;
 
 const ASCII_WORD = /^[\x21-\x7e]+$/;
 /** A phrase start's key: its column times this, plus its position. */
@@ -100,6 +117,16 @@ class Ints {
     next.set(this.data);
     this.data = next;
   }
+  trim(): void {
+    if (this.data.length > this.length + 1) this.data = this.data.slice(0, this.length + 1);
+  }
+}
+
+/** Gives back what the byte buffers and the per-run and skip arrays hold beyond their length, once built. */
+function trimmed(s: State): void {
+  s.bytes.trim();
+  s.pos.trim();
+  for (const a of [s.runStart, s.runEnd, s.runNext, s.runPos, s.runLast, s.runSkip, s.skipDoc, s.skipAt, s.skipPos]) a.trim();
 }
 
 interface Segment {
@@ -131,6 +158,17 @@ interface State {
   runNext: Ints;
   /** Where each run's positions start in `pos`. */
   runPos: Ints;
+  /** The last docid of each run. */
+  runLast: Ints;
+  /** Each run's first skip entry (its entries run up to the next run's first, or the last entry). */
+  runSkip: Ints;
+  /**
+   * Skip entries: every SKIP-th posting of a run, the docid before it (the base its delta adds
+   * to), where it starts in `bytes` and where its positions start in `pos`.
+   */
+  skipDoc: Ints;
+  skipAt: Ints;
+  skipPos: Ints;
   bytes: Bytes;
   /**
    * Positions, per posting in run order: its title positions then its content positions (tf0 and
@@ -214,6 +252,267 @@ function keepMarked(keys: Float64Array, mark: Uint8Array, off: Int32Array, len: 
       }
     }
     len[j] = w - off[j]!;
+  }
+}
+
+/**
+ * A reader of one term's postings, moved forward only: `next` reads the next posting, `seek`
+ * passes whole runs (by their last docid), then whole blocks of SKIP postings (by the skip
+ * entries), then postings one by one. For a term not mixed: its runs chained in ascending
+ * docids, no deletions. The posting read: `docid`, its counts `tf0`, `tf1` and where its
+ * positions start in `s.pos` (`at`).
+ */
+class Postings {
+  /** -1 before the first posting, END after the last. */
+  docid = -1;
+  tf0 = 0;
+  tf1 = 0;
+  at = 0;
+  private r: number;
+  /**
+   * The next posting's header in `s.bytes`, its positions in `s.pos` (-1 until the current
+   * posting's are passed: they are read once, by `startsOf` or when moving on), the docid its
+   * delta adds to.
+   */
+  private p = 0;
+  q = 0;
+  private base = 0;
+  private end = 0;
+  private k = 0;
+  private kEnd = 0;
+  constructor(
+    private readonly s: State,
+    t: number,
+  ) {
+    this.r = s.head.data[t]!;
+    if (this.r >= 0) this.enter();
+  }
+
+  private enter(): void {
+    const s = this.s;
+    const r = this.r;
+    this.p = s.runStart.data[r]!;
+    this.end = s.runEnd.data[r]!;
+    this.q = s.runPos.data[r]!;
+    this.base = 0;
+    this.k = s.runSkip.data[r]!;
+    this.kEnd = r + 1 < s.runStart.length ? s.runSkip.data[r + 1]! : s.skipDoc.length;
+  }
+
+  /** Reads the next posting; false at the end. */
+  next(): boolean {
+    if (this.r < 0) return this.ended();
+    while (this.p >= this.end) {
+      this.r = this.s.runNext.data[this.r]!;
+      if (this.r < 0) return this.ended();
+      this.enter();
+    }
+    const data = this.s.bytes.data;
+    let q = this.q;
+    if (q < 0) {
+      const pos = this.s.pos.data;
+      q = this.at;
+      for (let left = this.tf0 + this.tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
+    }
+    let p = this.p;
+    let b = data[p++]!;
+    if (b < 0x80) this.base += b;
+    else {
+      cursor = p - 1;
+      this.base += varint(data);
+      p = cursor;
+    }
+    b = data[p++]!;
+    if (b >= 0x80) {
+      cursor = p - 1;
+      b = varint(data);
+      p = cursor;
+    }
+    let tf0 = b & 7;
+    const tf1 = (b - tf0) / 8;
+    if (tf0 === 7) {
+      cursor = p;
+      tf0 += varint(data);
+      p = cursor;
+    }
+    this.p = p;
+    this.docid = this.base;
+    this.tf0 = tf0;
+    this.tf1 = tf1;
+    this.at = q;
+    this.q = -1;
+    return true;
+  }
+
+  private ended(): false {
+    this.r = -1;
+    this.docid = END;
+    return false;
+  }
+
+  /** Reads up to the first posting at or after `target`; false when there is none. */
+  seek(target: number): boolean {
+    if (this.docid >= target) return this.docid !== END;
+    const s = this.s;
+    if (this.r < 0) return this.ended();
+    if (s.runLast.data[this.r]! < target) {
+      do this.r = s.runNext.data[this.r]!;
+      while (this.r >= 0 && s.runLast.data[this.r]! < target);
+      if (this.r < 0) return this.ended();
+      this.enter();
+    }
+    const skipDoc = s.skipDoc.data;
+    while (this.k < this.kEnd && skipDoc[this.k]! < target) {
+      const at = s.skipAt.data[this.k]!;
+      if (at > this.p) {
+        this.p = at;
+        this.q = s.skipPos.data[this.k]!;
+        this.base = skipDoc[this.k]!;
+      }
+      this.k++;
+    }
+    while (this.next()) if (this.docid >= target) return true;
+    return false;
+  }
+}
+
+/**
+ * A word of a phrase as it is read document at a time: the postings of its terms (several for a
+ * prefix), at the least docid any of them is at (`docid`).
+ */
+class WordPostings {
+  docid = -1;
+  /** The starts of `starts`. */
+  keys = new Float64Array(64);
+  private readonly readers: Postings[];
+  constructor(s: State, terms: number[]) {
+    this.readers = terms.map((t) => new Postings(s, t));
+  }
+
+  private least(): boolean {
+    let d = END;
+    for (const r of this.readers) if (r.docid < d) d = r.docid;
+    this.docid = d;
+    return d !== END;
+  }
+
+  /** Moves to the next document any of its terms has; false at the end. */
+  next(): boolean {
+    const at = this.docid;
+    for (const r of this.readers) if (r.docid === at) r.next();
+    return this.least();
+  }
+
+  /** Moves to the first document at or after `target` any of its terms has; false when there is none. */
+  seek(target: number): boolean {
+    if (this.docid >= target) return this.docid !== END;
+    for (const r of this.readers) r.seek(target);
+    return this.least();
+  }
+
+  /**
+   * Writes into `keys` the phrase starts its positions in the current document give as the
+   * phrase's word `i`, in ascending order; returns how many.
+   */
+  starts(pos: Uint8Array, i: number): number {
+    let keys = this.keys;
+    let n = 0;
+    let from = 0;
+    for (const r of this.readers) {
+      if (r.docid !== this.docid) continue;
+      if (n + r.tf0 + r.tf1 > keys.length) {
+        const more = new Float64Array(2 * (n + r.tf0 + r.tf1));
+        more.set(keys.subarray(0, n));
+        keys = this.keys = more;
+      }
+      n = startsOf(pos, r.at, r.tf0, r.tf1, i, keys, n);
+      r.q = cursor;
+      from++;
+    }
+    // Several terms of a prefix in one document: their positions interleave.
+    if (from > 1) keys.subarray(0, n).sort();
+    return n;
+  }
+}
+
+/**
+ * Writes into `keys` (from `n`) the phrase starts that word `i`'s positions at `at` (tf0 in the
+ * title, then tf1 in the content) give, in ascending order; returns how many there are then.
+ */
+function startsOf(pos: Uint8Array, at: number, tf0: number, tf1: number, i: number, keys: Float64Array, n: number): number {
+  let q = at;
+  for (let column = 0; column < 2; column++) {
+    let p = 0;
+    for (let m = column === 0 ? tf0 : tf1; m > 0; m--) {
+      const b = pos[q++]!;
+      if (b < 0x80) p += b;
+      else {
+        cursor = q - 1;
+        p += varint(pos);
+        q = cursor;
+      }
+      if (p >= i) keys[n++] = column * COLUMN + p - i;
+    }
+  }
+  // Where the positions end, for the reader to move on from.
+  cursor = q;
+  return n;
+}
+
+/** Keeps the first `n` of `keys` that are among the first `m` of `other` (both ascending); returns how many. */
+function intersected(keys: Float64Array, n: number, other: Float64Array, m: number): number {
+  let w = 0;
+  let y = 0;
+  for (let x = 0; x < n && y < m; x++) {
+    const key = keys[x]!;
+    while (y < m && other[y]! < key) y++;
+    if (y < m && other[y] === key) keys[w++] = key;
+  }
+  return w;
+}
+
+/**
+ * The counts of a phrase whose words' terms are none mixed, document at a time: the rarest
+ * word's documents in order, each other word's found by `seek` (leapfrogging to the furthest
+ * docid any of them is at), and in a document they all have, the rarest word's starts kept
+ * where every other word confirms them. `order`: the words, rarest first.
+ */
+function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Counts): void {
+  const words = order.map((i) => new WordPostings(s, termsOf[i]!));
+  const lead = words[0]!;
+  const pos = s.pos.data;
+  let target = -1;
+  for (;;) {
+    if (!(target < 0 ? lead.next() : lead.seek(target))) return;
+    target = lead.docid;
+    let all = true;
+    for (let w = 1; w < words.length; w++) {
+      const word = words[w]!;
+      if (!word.seek(target)) return;
+      if (word.docid !== target) {
+        target = word.docid;
+        all = false;
+        break;
+      }
+    }
+    if (!all) continue;
+    const d = target;
+    target = -1;
+    let n = lead.starts(pos, order[0]!);
+    const keys = lead.keys;
+    for (let w = 1; w < words.length && n > 0; w++) {
+      const word = words[w]!;
+      n = intersected(keys, n, word.keys, word.starts(pos, order[w]!));
+    }
+    if (n === 0) continue;
+    let tf0 = 0;
+    while (tf0 < n && keys[tf0]! < COLUMN) tf0++;
+    const tf1 = n - tf0;
+    c.docs[c.found++] = d;
+    c.tf0s[d] = tf0;
+    c.tf1s[d] = tf1;
+    if (tf0 > 0) c.withHit[0]++;
+    if (tf1 > 0) c.withHit[1]++;
   }
 }
 
@@ -312,6 +611,11 @@ function emptyState(epoch: number, totals: Totals): State {
     runEnd: new Ints(1 << 14),
     runNext: new Ints(1 << 14),
     runPos: new Ints(1 << 14),
+    runLast: new Ints(1 << 14),
+    runSkip: new Ints(1 << 14),
+    skipDoc: new Ints(1 << 12),
+    skipAt: new Ints(1 << 12),
+    skipPos: new Ints(1 << 12),
     bytes: new Bytes(),
     pos: new Bytes(),
     len: [new Uint32Array(1024), new Uint32Array(1024)],
@@ -328,10 +632,10 @@ export class TermIndex {
   building = false;
   /** Work done between two pauses of prepareInSteps, in milliseconds. */
   sliceMs = 10;
-  /** The counts of the last phrases of several words searched, while the index stays as it was. */
-  private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
   /** Called at each pause of prepareInSteps with the number of slices done so far; the build waits for what it returns. */
   progress: ((slices: number) => void | Promise<void>) | undefined;
+  /** The counts of the last phrases of several words searched, while the index stays as it was. */
+  private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
@@ -358,7 +662,7 @@ export class TermIndex {
     const typed =
       s.bytes.data.byteLength +
       s.pos.data.byteLength +
-      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext, s.runPos].reduce((sum, a) => sum + a.data.byteLength, 0) +
+      [s.head, s.tail, s.last, s.runStart, s.runEnd, s.runNext, s.runPos, s.runLast, s.runSkip, s.skipDoc, s.skipAt, s.skipPos].reduce((sum, a) => sum + a.data.byteLength, 0) +
       s.mixed.byteLength +
       s.sorted.byteLength +
       s.len[0].byteLength +
@@ -388,8 +692,7 @@ export class TermIndex {
     this.stats.builds++;
     const s = emptyState(epoch, totals);
     if (!this.read(tx, s, totals, -1)) return undefined;
-    s.bytes.trim();
-    s.pos.trim();
+    trimmed(s);
     return s;
   }
 
@@ -440,8 +743,7 @@ export class TermIndex {
           done = read(slice);
         }
         if (done && s) {
-          s.bytes.trim();
-          s.pos.trim();
+          trimmed(s);
           this.state = s;
           this.phrases.clear();
           return;
@@ -641,6 +943,8 @@ export class TermIndex {
       let deleted = false;
       const runAt = bytes.length;
       const posAt = pos.length;
+      const skipFrom = s.skipDoc.length;
+      let kept = 0;
       while (p < stop) {
         if (p >= pause) {
           pause = p + LEAF_BYTES_PER_STEP;
@@ -657,6 +961,7 @@ export class TermIndex {
         let tf1 = 0;
         let column = 0;
         const keep = docid > after;
+        const posBefore = pos.length;
         for (;;) {
           b = block[p++]!;
           if (b === 0) break;
@@ -681,6 +986,12 @@ export class TermIndex {
         if (docid > MAX_DOCID) return false;
         if (first < 0) first = docid;
         if (tf0 === 0 && tf1 === 0) deleted = true;
+        if (kept > 0 && kept % SKIP === 0) {
+          s.skipDoc.push(previous);
+          s.skipAt.push(bytes.length);
+          s.skipPos.push(posBefore);
+        }
+        kept++;
         bytes.varint(docid - previous);
         previous = docid;
         if (tf0 < 7) bytes.varint(tf1 * 8 + tf0);
@@ -729,6 +1040,8 @@ export class TermIndex {
       s.runEnd.push(bytes.length);
       s.runNext.push(-1);
       s.runPos.push(posAt);
+      s.runLast.push(previous);
+      s.runSkip.push(skipFrom);
       if (first <= s.last.data[t]! || deleted) s.mixed[t] = 1;
       s.last.data[t] = previous;
       const tail = s.tail.data[t]!;
@@ -849,6 +1162,15 @@ export class TermIndex {
     });
     let r = 0;
     for (let i = 1; i < k; i++) if (weight[i]! < weight[r]!) r = i;
+    if (termsOf.every((ts) => ts.length <= MAX_PREFIX_TERMS && ts.every((t) => !s.mixed[t]))) {
+      phraseByDocument(
+        s,
+        termsOf,
+        words.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b),
+        c,
+      );
+      return c;
+    }
     // The starts the rarest word gives (its positions, shifted to the phrase's first word), by document.
     const pos = s.pos.data;
     let docOf = new Uint32Array(1024);
@@ -999,11 +1321,7 @@ export class TermIndex {
       if (known) return known;
       // A phrase searched again (the same index, nothing appended) reuses its counts.
       const saved = this.phrases.get(key);
-      let c: Counts;
-      if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
-      else {
-        c = this.phraseCounts(s, phrase.words, phrase.prefix, size);
-      }
+      const c = saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size ? saved.counts : this.phraseCounts(s, phrase.words, phrase.prefix, size);
       this.phrases.delete(key);
       this.phrases.set(key, { s, n: s.totals.n, counts: c });
       if (this.phrases.size > MAX_PHRASES) this.phrases.delete(this.phrases.keys().next().value!);

@@ -511,6 +511,16 @@ describe('ranked search against a plain reference', function () {
     const pair = tokens(docs[5]!.content).slice(2, 4);
     const titled = tokens(docs[9]!.title).slice(1, 3);
     const triple = tokens(docs[11]!.content).slice(0, 3);
+    // Phrases with the most common word (a posting in nearly every entry, so a skip entry every
+    // 128 entries of each of its runs) in entries at and beside those blocks' boundaries: the
+    // word and the one after it, the one before it too, and two words of a title.
+    const skipping = [127, 128, 129, 256, 257, 385, 641, 899].flatMap((k) => {
+      const t = tokens(docs[k]!.content);
+      const at = t.indexOf(words[0]!, 1);
+      return at > 0 && at + 1 < t.length ? [`"${t[at]!} ${t[at + 1]!}"`, `"${t[at - 1]!} ${t[at]!} ${t[at + 1]!}"`] : [];
+    });
+    assert.ok(skipping.length >= 12, `phrases near skip boundaries: ${skipping.length}`);
+    const titledLate = tokens(docs[385]!.title).slice(0, 2);
     // What the palette sends while a word is typed (the last word a prefix from its third letter),
     // and the other forms of words only.
     const typed = (before: string, word: string): string[] => Array.from({ length: word.length }, (_, k) => `${before}${word.slice(0, k + 1)}${k + 1 >= 3 ? '*' : ''}`);
@@ -537,6 +547,10 @@ describe('ranked search against a plain reference', function () {
       `"${words[0]!} ${words[40]!}"`,
       `"${words[1]!} ${words[0]!}"`,
       `"${words[0]!} ${words[0]!}"`,
+      `"${words[0]!} ${words[1]!}"`,
+      `"${words[2]!} ${words[0]!} ${words[1]!}"`,
+      `"${titledLate.join(' ')}"`,
+      ...skipping,
       `${pair[0]!}-${pair[1]!.slice(0, 2)}*`,
       `${words[0]!}-${words[1]!.slice(0, 1)}*`,
       '"crossa crossb"',
@@ -582,6 +596,9 @@ describe('ranked search against a plain reference', function () {
       }
     }
     await compare(a, 'first');
+    // The runs of the most common word are long enough to have skip entries, which phrases pass.
+    const skips = (l: Ledger): number => (index(l) as unknown as { state: { skipDoc: { length: number } } }).state.skipDoc.length;
+    assert.ok(skips(a) >= 10, `skip entries: ${skips(a)}`);
     assert.equal(termStats(a).builds, 1);
     assert.equal(termStats(a).declined, 0, 'no query left to the SQL plan');
 
