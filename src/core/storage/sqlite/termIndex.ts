@@ -113,12 +113,16 @@ class Ints {
   }
   grow(size: number): void {
     if (size <= this.data.length) return;
-    const next = new Int32Array(Math.max(size, this.data.length * 2));
+    // Doubling up to 1M entries, then by an eighth: a trimmed array that grows again is not doubled.
+    const n = this.data.length;
+    const next = new Int32Array(Math.max(size, n < 1 << 20 ? n * 2 : n + (n >> 3)));
     next.set(this.data);
     this.data = next;
   }
+  /** As Bytes.trim: a sixteenth kept as room for what follows a build. */
   trim(): void {
-    if (this.data.length > this.length + 1) this.data = this.data.slice(0, this.length + 1);
+    const keep = this.length + Math.max(1024, this.length >> 4);
+    if (this.data.length > keep) this.data = this.data.slice(0, keep);
   }
 }
 
