@@ -62,6 +62,13 @@ describe('start path of the CLI and the servers', function () {
     );
   });
 
+  it('the launchers dist/cli.js and dist/server.js load nothing but the code cache before their bundle', async () => {
+    for (const launcher of ['src/cli/launch.ts', 'src/mcp/launch.ts']) {
+      const reached = await evaluatedAtStart(launcher);
+      assert.deepEqual([...reached].sort(), [launcher, 'src/core/codeCache.ts'].sort(), launcher);
+    }
+  });
+
   it('a server evaluates no toolset, service, engine or host client before it serves its toolset', async () => {
     const reached = await evaluatedAtStart('src/mcp/main.ts');
     assert.ok(reached.has('src/mcp/toolsets.ts'), 'the metafile walk reaches the toolset catalog');
