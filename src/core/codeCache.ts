@@ -96,7 +96,11 @@ export function runBundle(bundle: string, variant: string): void {
         fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temp, target);
       } catch {
-        fs.rmSync(temp, { force: true });
+        try {
+          fs.rmSync(temp, { force: true });
+        } catch {
+          // nothing was written
+        }
       }
     };
     process.once('exit', save);
