@@ -54,8 +54,9 @@ function keepAscii(file) {
 }
 
 const builds = [
-  { ...node, entryPoints: { server: 'src/mcp/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
-  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // dist/server.js and dist/cli.js are launchers that run their bundle with V8's code cache (src/core/codeCache.ts).
+  { ...node, entryPoints: { server: 'src/mcp/launch.ts', cli: 'src/cli/launch.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { 'server-main': 'src/mcp/main.ts', 'cli-main': 'src/cli/main.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: true },
   { ...node, entryPoints: { core: 'src/extension/coreBundle.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { ledgerHost: 'src/core/host/main.ts' }, outdir: 'dist' },
@@ -90,9 +91,19 @@ if (watch) {
   const shell = results.find((r) => r.metafile)?.metafile;
   const heavy = Object.keys(shell?.inputs ?? {}).filter((f) => /node_modules\/(zod|sql\.js|openai|nanoid)\/|src\/core\/(storage|progress|services|traces)/.test(f));
   if (heavy.length > 0) throw new Error(`dist/extension.js pulls in what belongs in dist/core.js: ${heavy.slice(0, 5).join(', ')}`);
-  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js', 'dist/extension.js', ...VENDORED.map((n) => `dist/${vendorFile(n)}`)]) keepAscii(file);
+  for (const file of [
+    'dist/server.js',
+    'dist/cli.js',
+    'dist/server-main.js',
+    'dist/cli-main.js',
+    'dist/core.js',
+    'dist/ledgerHost.js',
+    'dist/extension.js',
+    ...VENDORED.map((n) => `dist/${vendorFile(n)}`),
+  ])
+    keepAscii(file);
   // What is bundled apart must not also be inside the bundles that load it.
-  for (const file of ['dist/server.js', 'dist/cli.js', 'dist/core.js', 'dist/ledgerHost.js']) {
+  for (const file of ['dist/server-main.js', 'dist/cli-main.js', 'dist/core.js', 'dist/ledgerHost.js']) {
     const inside = VENDORED.filter((name) => readFileSync(file, 'utf8').includes(`// node_modules/${name}/`));
     if (inside.length > 0 && !production) throw new Error(`${file} bundles ${inside.join(', ')}, which load from dist/vendor-*.js (src/core/vendor.ts)`);
   }

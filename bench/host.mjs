@@ -52,7 +52,8 @@ const mem = (m) => `${mb(m.rss)} (PSS ${mb(m.pss)})`;
 function env(db, extra = {}) {
   const out = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_PROGRESS_') && !k.startsWith('OPENAI_')) out[k] = v;
-  return { ...out, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_HOST_IDLE_MS: '600000', ...extra };
+  // The CLI's and the servers' V8 code cache (src/core/codeCache.ts) in the bench's folder, not the user's: the first start of each writes it, the p50s are of starts that use it.
+  return { ...out, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_HOST_IDLE_MS: '600000', AGENT_PROGRESS_CODE_CACHE: path.join(path.dirname(db), 'code-cache'), ...extra };
 }
 
 async function connect(command, args, environment) {

@@ -35,7 +35,7 @@ export interface HttpOptions {
   sessionIdleMs: number;
 }
 
-export const HTTP_SESSION_DEFAULTS = { maxSessions: 200, sessionIdleMinutes: 24 * 60 } as const;
+export { HTTP_SESSION_DEFAULTS } from './httpDefaults';
 /** Failed bearer attempts an address may make per window before it is refused (429) for one. */
 export const AUTH_FAILURE_LIMIT = 10;
 export const AUTH_WINDOW_MS = 60_000;

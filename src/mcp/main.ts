@@ -9,7 +9,8 @@ import { createLogger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
 import { newQueueSession } from '../core/queue/session';
-import { HTTP_SESSION_DEFAULTS, HttpStartRefused, httpToken, startHttpServer } from './http';
+import type * as HttpModule from './http';
+import { HTTP_SESSION_DEFAULTS } from './httpDefaults';
 import { createServer } from './server';
 import { parseToolsets, TOOLSET_NAMES, ToolsetError, type ToolsetName } from './toolsets';
 
@@ -253,6 +254,8 @@ async function main(): Promise<void> {
   process.on('uncaughtException', (err) => logger.error(`Uncaught exception: ${err.stack ?? err.message}`));
 
   if (args.http !== undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- only --http loads node:http and the SDK's HTTP transport
+    const { HttpStartRefused, httpToken, startHttpServer } = require('./http') as typeof HttpModule;
     let toolsetCheck;
     try {
       toolsetCheck = createServer({ services, logger, toolsets: args.toolsets, version: VERSION, project });

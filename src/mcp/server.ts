@@ -3,6 +3,8 @@
 // from the toolsets' descriptors (toolsets.ts TOOLSETS).
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Logger } from '../core/log';
 import { newQueueSession, type QueueSession } from '../core/queue/session';
 import type { Services } from '../core/services';
@@ -33,6 +35,16 @@ export function serverInstructions(toolsets: readonly ToolsetName[], project: st
   return ['Agent Progress is the shared ledger of every agent working on this repository.', ...toolsets.map((t) => catalog[t].instructions(projectId))].join(' ');
 }
 
+/**
+ * The SDK's server validates with a JSON Schema validator only what a client answers to an
+ * elicitation, which these servers do not ask for, yet builds its default one (ajv with its meta
+ * schemas and formats) in every server's constructor: here it is built on first use.
+ */
+export function lazySchemaValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 export function createServer(deps: ServerDeps): McpServer {
   const catalog = deps.catalog ?? TOOLSETS;
   const tools = toolsFor(deps.toolsets, deps.services, catalog);
@@ -40,6 +52,7 @@ export function createServer(deps: ServerDeps): McpServer {
     { name: deps.toolsets.length === 1 ? `${SERVER_NAME}-${deps.toolsets[0]}` : SERVER_NAME, title: 'Agent Progress', version: deps.version },
     {
       instructions: serverInstructions(deps.toolsets, deps.project, catalog),
+      jsonSchemaValidator: lazySchemaValidator(),
     },
   );
   const session = deps.session ?? newQueueSession();

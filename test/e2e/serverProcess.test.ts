@@ -162,7 +162,7 @@ describe('the server process', function () {
   });
 
   it('ships bundles of ASCII text only (V8 holds a script with one other character as two bytes a character, for the life of the process)', () => {
-    for (const name of ['server.js', 'cli.js', 'core.js', 'ledgerHost.js', 'extension.js']) {
+    for (const name of ['server.js', 'cli.js', 'server-main.js', 'cli-main.js', 'core.js', 'ledgerHost.js', 'extension.js']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', name), 'utf8');
       const at = text.search(/[\u0080-\uffff]/);
       assert.equal(at, -1, `dist/${name} has non-ASCII text at ${at}: ${text.slice(Math.max(0, at - 40), at + 20)}`);

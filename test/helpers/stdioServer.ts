@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TEST_CODE_CACHE } from './tmp';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const SERVER = path.join(ROOT, 'dist', 'server.js');
@@ -22,7 +23,7 @@ export interface StdioServer {
 
 /** Environment without the developer's own settings leaking into a test. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { AGENT_PROGRESS_CODE_CACHE: TEST_CODE_CACHE };
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined || k.startsWith('AGENT_PROGRESS_') || k.startsWith('OPENAI_')) continue;
     env[k] = v;

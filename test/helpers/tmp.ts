@@ -11,6 +11,15 @@ import { processAlive } from '../../src/core/storage/fileLock';
 
 const made: string[] = [];
 
+/**
+ * The V8 code caches (src/core/codeCache.ts) of every CLI and server the tests start: one folder for
+ * this test process instead of the user's cache, removed when the process exits. Set in the
+ * environment too, for the processes started with it; cleanEnv() keeps it.
+ */
+export const TEST_CODE_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-test-code-cache-'));
+process.env.AGENT_PROGRESS_CODE_CACHE = TEST_CODE_CACHE;
+process.once('exit', () => fs.rmSync(TEST_CODE_CACHE, { recursive: true, force: true }));
+
 export function tempDir(prefix = 'ap-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   made.push(dir);

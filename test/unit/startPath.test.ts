@@ -62,13 +62,20 @@ describe('start path of the CLI and the servers', function () {
     );
   });
 
-  it('a server evaluates no toolset, service, engine or host client before it serves its toolset', async () => {
+  it('the launchers dist/cli.js and dist/server.js load nothing but the code cache before their bundle', async () => {
+    for (const launcher of ['src/cli/launch.ts', 'src/mcp/launch.ts']) {
+      const reached = await evaluatedAtStart(launcher);
+      assert.deepEqual([...reached].sort(), [launcher, 'src/core/codeCache.ts'].sort(), launcher);
+    }
+  });
+
+  it('a server evaluates no toolset, service, engine, host client or HTTP transport before it serves its toolset', async () => {
     const reached = await evaluatedAtStart('src/mcp/main.ts');
     assert.ok(reached.has('src/mcp/toolsets.ts'), 'the metafile walk reaches the toolset catalog');
     assert.deepEqual(
       inside(
         reached,
-        /^src\/mcp\/tools\/|^src\/core\/(storage\/(openLedger|sqlite\/engine|postgres\/openPostgresLedger)|host\/client|(progress|queue|workflow|review|traces)\/schemas|progress\/progressService|queue\/queueService|workflow\/workflowService|review\/reviewService|traces\/traceService|transfer\/transferService|digests\/digestService)\.ts$|^node_modules\/(vscode-jsonrpc|sql\.js|pg)\//,
+        /^src\/mcp\/(tools\/|http\.ts$)|^node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/server\/webStandardStreamableHttp\.js$|^src\/core\/(storage\/(openLedger|sqlite\/engine|postgres\/openPostgresLedger)|host\/client|(progress|queue|workflow|review|traces)\/schemas|progress\/progressService|queue\/queueService|workflow\/workflowService|review\/reviewService|traces\/traceService|transfer\/transferService|digests\/digestService)\.ts$|^node_modules\/(vscode-jsonrpc|sql\.js|pg)\//,
       ),
       [],
     );
