@@ -180,7 +180,9 @@ export async function startCodeServer({ runDir, userDataDir, extensionsDir, work
     // Own process group: stop() signals the whole group.
     detached: true,
     stdio: ['ignore', logFd, logFd],
-    env: { ...process.env, ...env, HARNESS_RUN_ID: runId },
+    // The V8 code caches of the MCP servers the editor starts (src/core/codeCache.ts) stay in the
+    // run's folder, not the user's cache, unless the caller names one.
+    env: { AGENT_PROGRESS_CODE_CACHE: path.join(runDir, 'code-cache'), ...process.env, ...env, HARNESS_RUN_ID: runId },
   });
   fs.closeSync(logFd);
   // Should this process die without stopping the run (SIGKILL, a CI timeout), a watchdog stops
