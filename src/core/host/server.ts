@@ -203,7 +203,7 @@ class Host {
         this.collectSoon();
         // Ranked search's term index, built while nobody waits for a search (seconds of work at
         // 100k entries, in steps of about 10 ms: calls arriving meanwhile are answered between
-        // them, searches by the SQL plan).
+        // them, searches by the saved hits).
         setTimeout(() => {
           const t0 = Date.now();
           ledger.progress.prepareSearch().then(

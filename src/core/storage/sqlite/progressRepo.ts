@@ -6,7 +6,7 @@ import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { SqlJsStatic } from 'sql.js';
 import type { ReadTx, SqliteEngine, SqlValue, WriteTx } from './engine';
-import { pageSnippets, ProjectRows, unicode61Tokens, type RowFilter } from './rankedHits';
+import { pageSnippets, ProjectRows, RankedHitsCache, unicode61Tokens, type RowFilter } from './rankedHits';
 import { fullTextMatch, parseFullText, titleTrigramMatch } from './search';
 import { loadSqlJs } from './sqlJs';
 import { TermIndex } from './termIndex';
@@ -147,6 +147,7 @@ export class SqliteProgressStore implements ProgressStore {
   private indexTimer: NodeJS.Timeout | undefined;
   private pendingHere = 0;
   private indexing: Promise<void> | undefined;
+  private readonly ranked = new RankedHitsCache();
   private readonly terms = new TermIndex();
   private readonly titles = new TitleIndex();
   private readonly projectRows = new ProjectRows();
@@ -285,9 +286,8 @@ export class SqliteProgressStore implements ProgressStore {
   }
 
   /**
-   * Ranked text over every entry or one project's (no other filter) from the term index
-   * (termIndex.ts); undefined when the SQL plan answers instead (another filter, or an index that
-   * cannot answer yet: it is being built, or failed its checks).
+   * Ranked text over every entry or one project's (no other filter) from the saved hits of the
+   * query (rankedHits.ts); undefined when the SQL plan answers instead.
    */
   private rankedPage(tx: ReadTx, q: EntryQuery, sql: SqlJsStatic): EntryPage | undefined {
     if (q.text === undefined || q.text.trim() === '' || (q.query !== undefined && q.query !== '') || (q.tags ?? []).length > 0 || q.startDate || q.endDate) return undefined;
@@ -298,7 +298,7 @@ export class SqliteProgressStore implements ProgressStore {
       const covers = tx.get<{ x: number }>('SELECT 1 AS x FROM projects WHERE project_id = ? AND entry_count = (SELECT sum(entry_count) FROM projects)', [q.projectId]);
       if (!covers) only = this.projectRows.filter(tx, q.projectId);
     }
-    const page = this.terms.page(tx, query, q.offset ?? 0, q.limit, only, (text) => unicode61Tokens(sql, text));
+    const page = this.terms.page(tx, query, q.offset ?? 0, q.limit, only, (text) => unicode61Tokens(sql, text)) ?? this.ranked.page(tx, query, q.offset ?? 0, q.limit, only);
     if (!page) return undefined;
     if (page.rowids.length === 0) return { entries: [], total: page.total };
     const rows = tx.all<ListingRow & { docid: number; content: string }>(

@@ -1,8 +1,8 @@
 // Ranked full-text search of words and prefixes from an in-memory term index, so that the first
 // search of a query is as fast as a repeated one. FTS4 ranks only through a function called per
 // matching row (matchinfo, then BM25 in JavaScript), which costs a second or more for a word found
-// in half of 100k entries, and typing in the palette makes every key a new query. The SQL plan
-// (search.ts) still answers what this index cannot (see `page`).
+// in half of 100k entries, and typing in the palette makes every key a new query. What this index
+// cannot answer (see `page`) goes to the saved hits of rankedHits.ts, then to the SQL plan.
 //
 // The index is read from FTS4's own segments (%_segdir, %_segments): per term, per document, the
 // number of positions in the title and in the content, which is all BM25 over matchinfo needs of
@@ -31,7 +31,7 @@
 // pass over the segments); followed: segments written since are read for documents above the last
 // one held (appends); a deletion or a change of text (search_epoch) rebuilds it. After building or
 // following, every document's positions summed over terms must equal its %_docsize lengths, and
-// the documents and tokens %_stat's totals, or the index is not used (the SQL plan answers).
+// the documents and tokens %_stat's totals, or the index is not used (the saved hits answer).
 //
 // A query's words outside ASCII are tokenized by unicode61 itself (an fts3tokenize table in a
 // scratch database), as the MATCH expression has FTS4 do it: folding and diacritics are its own.
@@ -43,9 +43,9 @@ import { bm25Idf, bm25Part, collecting, type FullTextQuery, type Phrase } from '
 
 /** FTS4 keeps prefix indexes at levels from 1024 on (the table declares none; skipped if any). */
 const PREFIX_LEVELS = 1024;
-/** Per-docid arrays: a ledger whose rowids go beyond this is left to the SQL plan. */
+/** Per-docid arrays: a ledger whose rowids go beyond this is left to the saved hits. */
 const MAX_DOCID = 50_000_000;
-/** Postings and runs held at most; a larger index is not built (the SQL plan answers). */
+/** Postings and runs held at most; a larger index is not built (the saved hits answer). */
 const MAX_BYTES = 512 * 1024 * 1024;
 
 /** Documents, and leaf blocks, read between two pauses of a build in steps. */
@@ -590,7 +590,7 @@ const utf8 = new TextDecoder();
 
 /**
  * `fn()`, or undefined when it throws: segments this reader does not expect (a format it does not
- * know, damage) leave ranked search to the SQL plan instead of failing it.
+ * know, damage) leave ranked search to the saved hits instead of failing it.
  */
 function unthrown<T>(fn: () => T): T | undefined {
   try {
@@ -632,9 +632,9 @@ export class TermIndex {
   private state: State | undefined;
   /** The epoch and document count at which building or following failed its checks. */
   private failed: { epoch: number; n: number } | undefined;
-  /** Searches answered here, and declined (the SQL plan answered them: while building, entries pending, a failed check). */
+  /** Searches answered here, and declined (the saved hits answered them: while building, entries pending, a failed check). */
   readonly stats = { builds: 0, followed: 0, answered: 0, declined: 0 };
-  /** True while prepareInSteps builds the index: searches are left to the SQL plan meanwhile. */
+  /** True while prepareInSteps builds the index: searches are left to the saved hits meanwhile. */
   building = false;
   /** Work done between two pauses of prepareInSteps, in milliseconds. */
   sliceMs = 10;
@@ -657,7 +657,7 @@ export class TermIndex {
 
   /**
    * The total and one page of the ranked hits of `query`, or undefined when this index does not
-   * answer it (the SQL plan ranks every hit then): non-ASCII words without `tokenize`,
+   * answer it (the caller asks the saved hits): non-ASCII words without `tokenize`,
    * entries waiting to be indexed, or an index that failed its checks.
    */
   page(tx: ReadTx, query: FullTextQuery, offset: number, limit: number, only?: RowFilter, tokenize?: (text: string) => string[]): RankedPage | undefined {
@@ -717,7 +717,7 @@ export class TermIndex {
   /**
    * Builds the index in steps of about `sliceMs` of work, each in its own read (`read` runs a
    * function in a read transaction), giving the event loop back in between (setImmediate), so
-   * that calls arriving meanwhile are answered: searches by the SQL plan while `building`.
+   * that calls arriving meanwhile are answered: searches by the saved hits while `building`.
    * A step that finds the ledger changed under it (a segment merged away, an entry deleted)
    * starts over, twice at most; then the first search builds it as before. Nothing is done while
    * entries wait to be indexed or when an index of this epoch is held (searches follow it).

@@ -5,8 +5,8 @@
 // answers compared whole: total, top 20 and the next page. The ledger answers from its term index
 // (sqlite/termIndex.ts), which follows appended entries; the comparison is repeated after appends
 // by another handle, a non-ASCII entry, a deletion and a restore, and against the SQL path that
-// ranks every hit (a date filter that excludes nothing sends the query there; it also answers
-// what the term index declines). On PostgreSQL
+// ranks every hit (a date filter that excludes nothing sends the query there; the saved hits of
+// rankedHits.ts answer what the term index declines). On PostgreSQL
 // the matches are compared whole (totals and every hit, through an archive and a restore) and the
 // order, ts_rank's and not BM25's, by its top-20 agreement with the reference (README).
 
@@ -224,7 +224,7 @@ describe('ranked search against a plain reference', function () {
     opened.push(l);
     return l;
   };
-  // The term index answers every query (words, phrases, any script); the SQL plan only what it declines.
+  // The term index answers every query (words, phrases, any script); the saved hits only what it declines.
   const termStats = (l: Ledger): TermStats => ({ ...(l.progress as unknown as { terms: TermIndex }).terms.stats });
 
   async function compareAll(l: Ledger, docs: readonly Doc[], queries: readonly string[], label: string): Promise<number> {
@@ -346,7 +346,7 @@ describe('ranked search against a plain reference', function () {
     assert.ok(slices >= 3, `slices: ${slices}`);
     assert.ok(during, 'the build paused');
     const got = await during;
-    // Answered while the build was under way, by the SQL plan, as the reference ranks it.
+    // Answered while the build was under way, by the saved hits, as the reference ranks it.
     assert.equal(got.building, true);
     assert.equal(got.answered, 0);
     const want = reference(docs, text, 0, 20);
@@ -392,7 +392,7 @@ describe('ranked search against a plain reference', function () {
     const kept = docs.filter((d) => d.createdAt >= before);
     const queries = queriesFor(words, kept);
     assert.equal(await compareAll(l, kept, queries, 'after the restart'), queries.length * 2);
-    // Every query answered by the index built in steps: no other build, none left to the SQL plan.
+    // Every query answered by the index built in steps: no other build, none left to the saved hits.
     assert.equal(termStats(l).builds, 2);
     assert.equal(termStats(l).declined, 0);
     assert.equal(termStats(l).answered, queries.length * 2);
@@ -588,7 +588,7 @@ describe('ranked search against a plain reference', function () {
             `${label}: ${text} at ${offset}`,
           );
           assert.deepEqual(got, await l.progress.searchEntries({ projectId: undefined, text, limit: 20, offset, startDate: '1970-01-01' }), `${label}: ${text} through SQL`);
-          // Answered by the term index itself, not left to the SQL plan.
+          // Answered by the term index itself, not left to the saved hits.
           const query = parseFullText(text)!;
           const fromTerms = engine(l).read((tx) => index(l).page(tx, query, offset, 20, undefined, (t) => unicode61Tokens(sql, t)));
           assert.ok(fromTerms, `${label}: ${text} answered by the term index`);
@@ -600,7 +600,7 @@ describe('ranked search against a plain reference', function () {
     const skips = (l: Ledger): number => (index(l) as unknown as { state: { skipDoc: { length: number } } }).state.skipDoc.length;
     assert.ok(skips(a) >= 10, `skip entries: ${skips(a)}`);
     assert.equal(termStats(a).builds, 1);
-    assert.equal(termStats(a).declined, 0, 'no query left to the SQL plan');
+    assert.equal(termStats(a).declined, 0, 'no query left to the saved hits');
 
     // Entries appended by another handle, one with accents: FTS4's segments written since are read.
     const b = await open(file);

@@ -82,8 +82,8 @@ export const progressSchema: SchemaStream = {
       version: 2,
       description: 'search epoch: counts deletions and title or content changes of entries',
       statements: [
-        // Ranked search's term index (sqlite/termIndex.ts) follows entries appended since it
-        // was built; anything else that changes the indexed text bumps this and rebuilds it.
+        // Ranked search's term index (sqlite/termIndex.ts) and saved hits (sqlite/rankedHits.ts)
+        // follow entries appended since; anything else that changes the indexed text bumps this.
         'CREATE TABLE search_epoch (id INTEGER PRIMARY KEY CHECK (id = 0), changes INTEGER NOT NULL)',
         'INSERT INTO search_epoch (id, changes) VALUES (0, 0)',
         `CREATE TRIGGER log_entries_epoch_ad AFTER DELETE ON log_entries BEGIN
