@@ -153,14 +153,18 @@ export class FileLock {
     }
   }
 
-  /** Lets go of the lock without removing the file at its path, which is no longer ours (its folder was replaced). */
-  forget(): void {
-    this.heldToken = undefined;
-  }
-
+  /**
+   * Lets go of the lock, removing the lock file only while it is still this holding's (its token):
+   * a lock file at the path that another process put there (the ledger's folder was replaced
+   * under a ledger host whose lock lingered, or the lock was broken as stale and taken again) is
+   * never removed.
+   */
   release(): void {
-    if (this.heldToken === undefined) return;
+    const token = this.heldToken;
+    if (token === undefined) return;
     this.heldToken = undefined;
+    const owner = this.readOwner();
+    if (owner === undefined || owner === 'empty' || owner.token !== token) return;
     try {
       fs.unlinkSync(this.lockPath);
     } catch (err) {

@@ -400,10 +400,9 @@ export class SqliteEngine {
       clearTimeout(this.lingerTimer);
       this.lingerTimer = undefined;
     }
-    // A lock kept (lockLingerMs) while the ledger's folder was replaced: the lock file at its path
-    // now is another's, never removed.
-    if (this.lock.held && this.options.folder !== undefined && folderIdentity(path.dirname(this.file)) !== this.options.folder) this.lock.forget();
-    else this.lock.release();
+    // A lock kept (lockLingerMs) while the ledger's folder was replaced leaves the lock file at its
+    // path to its new owner: release() removes only this handle's own.
+    this.lock.release();
   }
 
   /** Writes a snapshot now and starts a new journal. Returns false when there was nothing to do. */

@@ -516,6 +516,19 @@ describe('storage engine', () => {
     assert.equal(fs.readFileSync(`${file}.lock`, 'utf8'), theirs, "the new folder's lock is left alone");
   });
 
+  it('never removes a lock file at its path that is not its own holding (taken by another after its lock was broken)', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const engine = await open(file, { lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
+    await put(engine, 'a', '1');
+    assert.ok(fs.existsSync(`${file}.lock`), 'the lock lingers');
+    // Another process judged the lock stale, broke it and took its own (same folder, same path).
+    fs.unlinkSync(`${file}.lock`);
+    const theirs = JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now(), token: 'theirs' });
+    fs.writeFileSync(`${file}.lock`, theirs);
+    await engine.close();
+    assert.equal(fs.readFileSync(`${file}.lock`, 'utf8'), theirs, "the other holder's lock is left alone");
+  });
+
   it('lets a direct writer in beside a handle whose lock lingers, and that handle reads its write before writing', async () => {
     const file = path.join(tempDir(), 'data.db');
     // Lingers after each write, and under steady writes lets go every 50 ms for a waiter.
