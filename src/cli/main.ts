@@ -20,6 +20,7 @@ import { cliWording } from './wording';
 import { REVIEW_COMMANDS } from './reviewCommands';
 import { hostCommand } from './hostCommands';
 import { DIGEST_COMMANDS } from './digestCommands';
+import { isMainBundle } from '../core/mainBundle';
 
 const COMMANDS: readonly Command[] = [
   ...LOG_COMMANDS,
@@ -144,7 +145,7 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
   }
 }
 
-if (require.main === module) {
+if (isMainBundle(module, require.main)) {
   runCli(process.argv.slice(2), processOutput, { cwd: process.cwd(), stdinIsTty: Boolean(process.stdin.isTTY), readStdin }).then(
     (code) => process.exit(code),
     (err: unknown) => {

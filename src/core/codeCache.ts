@@ -20,6 +20,7 @@ import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { markMainBundle } from './mainBundle';
 
 /** The folder of the user's code caches, or undefined when there is none to use. */
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string | undefined {
@@ -70,9 +71,24 @@ function readCache(file: string): Buffer | undefined {
 /**
  * Runs `bundle` (a CommonJS file) as the process's main module, as `node bundle` would, with V8's
  * code cache when one can be used. A cache holds the functions its first run compiled, so each
- * `variant` (a CLI command, a server's toolsets) has its own.
+ * `variant` (a CLI command, a server's toolsets) has its own. When anything this needs of Node's
+ * module internals fails (another runtime, another Node), the bundle is required as Node would
+ * without a cache; errors of the bundle itself are never retried.
  */
 export function runBundle(bundle: string, variant: string): void {
+  let run: (() => void) | undefined;
+  try {
+    run = prepare(bundle, variant);
+  } catch {
+    run = undefined;
+  }
+  if (run) return run();
+  markMainBundle(bundle);
+  module.require(bundle);
+}
+
+/** Compiles `bundle` with the cache and makes it the main module; returns what runs it. Changes nothing when it throws. */
+function prepare(bundle: string, variant: string): () => void {
   // The build keeps every bundle ASCII (esbuild.mjs keepAscii), so Latin-1 reads it exactly, at a fraction of UTF-8's cost.
   const source = fs.readFileSync(bundle, 'latin1');
   let file: string | undefined;
@@ -85,37 +101,43 @@ export function runBundle(bundle: string, variant: string): void {
   const cachedData = file === undefined ? undefined : readCache(file);
   // Module.wrap is Node's own CommonJS wrapper; a `#!` line is allowed only at the very start of a script.
   const script = new vm.Script(Module.wrap(source.replace(/^#!.*/, '')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
-  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
-    const target = file;
-    let saved = false;
-    const save = (): void => {
-      if (saved) return;
-      saved = true;
-      const temp = `${target}.${process.pid}.tmp`;
-      try {
-        fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
-        fs.renameSync(temp, target);
-      } catch {
-        try {
-          fs.rmSync(temp, { force: true });
-        } catch {
-          // nothing was written
-        }
-      }
-    };
-    process.once('exit', save);
-    setTimeout(save, 3_000).unref();
-  }
   type Internal = typeof Module & { _nodeModulePaths(dir: string): string[]; _cache: Record<string, NodeJS.Module> };
   const internal = Module as Internal;
   const main = new Module(bundle, module) as NodeJS.Module & { paths: string[]; filename: string };
   main.filename = bundle;
   main.paths = internal._nodeModulePaths(path.dirname(bundle));
-  internal._cache[bundle] = main;
   const req = ((id: string) => main.require(id)) as NodeJS.Require;
   req.main = main;
   req.cache = internal._cache;
   req.resolve = ((request: string) => require.resolve(request, { paths: [path.dirname(bundle)] })) as NodeJS.RequireResolve;
-  (script.runInThisContext() as (...args: unknown[]) => void).call(main.exports, main.exports, req, main, bundle, path.dirname(bundle));
-  main.loaded = true;
+  const compiled = script.runInThisContext() as (...args: unknown[]) => void;
+  if (typeof compiled !== 'function') throw new TypeError('the wrapped bundle is not a function');
+  internal._cache[bundle] = main;
+  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) saveLater(script, file);
+  return () => {
+    compiled.call(main.exports, main.exports, req, main, bundle, path.dirname(bundle));
+    main.loaded = true;
+  };
+}
+
+/** Writes the script's cache once: when the process exits, or 3 s after start for a process that lives on. */
+function saveLater(script: vm.Script, target: string): void {
+  let saved = false;
+  const save = (): void => {
+    if (saved) return;
+    saved = true;
+    const temp = `${target}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+      fs.renameSync(temp, target);
+    } catch {
+      try {
+        fs.rmSync(temp, { force: true });
+      } catch {
+        // nothing was written
+      }
+    }
+  };
+  process.once('exit', save);
+  setTimeout(save, 3_000).unref();
 }

@@ -13,6 +13,7 @@ import type * as HttpModule from './http';
 import { HTTP_SESSION_DEFAULTS } from './httpDefaults';
 import { createServer } from './server';
 import { parseToolsets, TOOLSET_NAMES, ToolsetError, type ToolsetName } from './toolsets';
+import { isMainBundle } from '../core/mainBundle';
 
 const USAGE = `Usage: agent-progress-mcp [--toolset NAME[,NAME...]] [--db PATH] [--http PORT]
 
@@ -311,7 +312,7 @@ async function main(): Promise<void> {
   logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} over stdio; ledger ${ledgerLabel(config)} (opened on first use)`);
 }
 
-if (require.main === module) {
+if (isMainBundle(module, require.main)) {
   main().catch((err: unknown) => {
     process.stderr.write(`agent-progress-mcp: fatal: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

@@ -90,6 +90,33 @@ describe('the V8 code cache of the CLI and the servers', function () {
     assert.match(bad.stderr, /^agent-progress: unknown command "nope"/);
   });
 
+  it('runs the CLI and a server as plain Node would when the runtime lets the launcher use none of its module internals', async () => {
+    // Another runtime (or Node) whose vm.Script cannot be used: the launcher falls back to require().
+    const preload = path.join(tempDir(), 'no-vm-script.cjs');
+    fs.writeFileSync(preload, "require('node:vm').Script = function () { throw new Error('no vm.Script in this runtime'); };\n");
+    const cache = tempDir();
+    const db = path.join(tempDir(), 'data.db');
+    const env = cleanEnv({ AGENT_PROGRESS_CODE_CACHE: cache, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LEDGER_HOST: 'off' });
+    const plain = run(CLI, ['--version'], cleanEnv({ AGENT_PROGRESS_CODE_CACHE: 'off' }));
+    const fallback = spawnSync(process.execPath, ['--require', preload, CLI, '--version'], { env, input: '' });
+    assert.deepEqual({ status: fallback.status, stdout: fallback.stdout.toString(), stderr: fallback.stderr.toString() }, plain);
+    const logged = spawnSync(
+      process.execPath,
+      ['--require', preload, CLI, 'log', '--project', 'fallback', '--title', 'through require', '--content', 'logged by a CLI started without a cache', '--agent', 'test'],
+      {
+        env,
+        input: '',
+        cwd: path.dirname(db),
+      },
+    );
+    assert.equal(logged.status, 0, logged.stderr.toString());
+    assert.deepEqual(files(cache), [], 'nothing cached without a script');
+    const server = await startServer({ db, env: { AGENT_PROGRESS_CODE_CACHE: cache, AGENT_PROGRESS_LEDGER_HOST: 'off', NODE_OPTIONS: `--require ${preload}` } });
+    const found = await server.client.callTool({ name: 'search_logs', arguments: { projectId: 'fallback', query: 'through require' } });
+    assert.match(JSON.stringify(found.content), /through require/);
+    await server.close();
+  });
+
   it('uses the user cache folder by default, never the working directory or the bundle folder', () => {
     const home = tempDir();
     const workspace = tempDir();

@@ -62,10 +62,10 @@ describe('start path of the CLI and the servers', function () {
     );
   });
 
-  it('the launchers dist/cli.js and dist/server.js load nothing but the code cache before their bundle', async () => {
+  it('the launchers dist/cli.js and dist/server.js load nothing but the code cache (and its main-bundle mark) before their bundle', async () => {
     for (const launcher of ['src/cli/launch.ts', 'src/mcp/launch.ts']) {
       const reached = await evaluatedAtStart(launcher);
-      assert.deepEqual([...reached].sort(), [launcher, 'src/core/codeCache.ts'].sort(), launcher);
+      assert.deepEqual([...reached].sort(), [launcher, 'src/core/codeCache.ts', 'src/core/mainBundle.ts'].sort(), launcher);
     }
   });
 
