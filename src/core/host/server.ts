@@ -70,6 +70,8 @@ export interface HostOptions {
   ledger?: Ledger;
   /** How to start a standby beside this host; none when absent or AGENT_PROGRESS_HOST_STANDBY=off. */
   standbyCommand?: HostCommand;
+  /** A client's change notices after the first are merged within this window (CHANGE_WINDOW_MS). */
+  changeWindowMs?: number;
 }
 
 interface Client {
@@ -81,9 +83,20 @@ interface Client {
   /** The host's standby: not a client for the idle time or the status. */
   standby: boolean;
   pid?: number;
+  /** Change notices held back within the client's window (CHANGE_WINDOW_MS), merged into one. */
+  heldChange?: ChangeParams;
+  changeTimer?: NodeJS.Timeout;
 }
 
 export type HostOutcome = 'exited' | 'another-host';
+
+/**
+ * A client hears of a change at once, then of the changes that follow at most once per this
+ * window, merged (foreign if any was, maintenance only if all were). Each write told each client
+ * once: with ten queue servers, every write cost ten notices, each read by a server whose reaper
+ * then read its schedule from the host again, and the host spent more on notices than on writes.
+ */
+const CHANGE_WINDOW_MS = 25;
 
 /** How long a connection has to say hello, and the more it gets when the deadline fired late (the host was busy). */
 const HELLO_MS = 5_000;
@@ -271,6 +284,7 @@ class Host {
     let helloTimer = helloDeadline(HELLO_MS);
     const drop = (): void => {
       clearTimeout(helloTimer);
+      clearTimeout(client.changeTimer);
       if (!this.clients.delete(client.id)) return;
       connection.dispose();
       socket.destroy();
@@ -483,8 +497,25 @@ class Host {
       // Foreign for a client unless every write in the record was its own.
       const own = !change.foreign && change.origins !== undefined && change.origins.length > 0 && change.origins.every((o) => o === client.id);
       const params: ChangeParams = { foreign: !own, maintenance: change.maintenance };
-      client.connection.sendNotification(METHODS.changed, params).catch(() => undefined);
+      if (client.changeTimer) {
+        const held = client.heldChange;
+        client.heldChange = held ? { foreign: held.foreign || params.foreign, maintenance: held.maintenance && params.maintenance } : params;
+        continue;
+      }
+      this.tell(client, params);
     }
+  }
+
+  /** Sends a change notice now and holds the next ones for CHANGE_WINDOW_MS. */
+  private tell(client: Client, params: ChangeParams): void {
+    client.connection.sendNotification(METHODS.changed, params).catch(() => undefined);
+    client.changeTimer = setTimeout(() => {
+      client.changeTimer = undefined;
+      const held = client.heldChange;
+      client.heldChange = undefined;
+      if (held && this.clients.has(client.id)) this.tell(client, held);
+    }, this.options.changeWindowMs ?? CHANGE_WINDOW_MS);
+    client.changeTimer.unref();
   }
 
   /**

@@ -9,7 +9,7 @@ export const REAPER_MIN_DELAY_MS = 250;
 /** A lease is expired once the time is past it: wake just after. */
 const PAST_LEASE_MS = 20;
 /** Other processes' writes come in bursts: read the schedule once per burst. */
-const REPLAN_DELAY_MS = 50;
+const REPLAN_DELAY_MS = 250;
 
 /** How long to sleep: the shortest interval, the next lease's expiry, at most `maxMs`. */
 export function reaperDelay(schedule: ReaperSchedule, nowMs: number, maxMs: number): number {

@@ -333,7 +333,13 @@ export class SqliteEngine {
       this.pending.push({ fn, maintenance: options.maintenance === true, key, origin: ctx?.origin, resolve: resolve as (value: unknown) => void, reject });
       if (this.drainQueued) return;
       this.drainQueued = true;
-      void this.mutex.run(() => this.drain());
+      // The commit waits for the event loop's check phase: the calls of every client whose request
+      // was read in this turn (a ledger host) join it. Committed at once, each call's write had
+      // its own record and fdatasync, as calls run one after another in the same turn.
+      void this.mutex.run(async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        return this.drain();
+      });
     });
   }
 

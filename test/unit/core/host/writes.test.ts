@@ -48,6 +48,26 @@ describe('ledger host writes', function () {
     // A process that reads the journal afresh sees the same.
   });
 
+  it('commits the writes of calls that each start in their own callback of one event loop turn as one journal record (several clients read together)', async () => {
+    const engine = await SqliteEngine.open({ file: path.join(tempDir(), 'l.db'), schemas: SCHEMAS, checkpoint: false });
+    try {
+      const before = engine.stats().seq;
+      // A host reads several clients' requests in one turn and runs each in its own callback.
+      const writes = await new Promise<Array<Promise<number>>>((resolve) => {
+        const started: Array<Promise<number>> = [];
+        for (let i = 0; i < 5; i++)
+          setImmediate(() => {
+            started.push(engine.write((tx) => (tx.run('INSERT INTO _meta (key, value) VALUES (?, ?)', [`c${i}`, String(i)]), i)));
+            if (started.length === 5) resolve(started);
+          });
+      });
+      assert.deepEqual(await Promise.all(writes), [0, 1, 2, 3, 4]);
+      assert.equal(engine.stats().seq, before + 1, 'one journal record for the five calls');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('answers a write retried with the same id from its first result instead of applying it again', async () => {
     const file = path.join(tempDir(), 'l.db');
     const ledger = await openLedger({ file, checkpoint: false });
