@@ -4,7 +4,10 @@
 // all of them. Reports the median tasks per second over the rounds (and their range) and the
 // p50/p99 of request_task; checks that every task was completed exactly once; never asserts on time.
 //
-//   node bench/queue.mjs [--quick] [--tasks N] [--rounds N]      (npm run bench:queue builds first)
+//   node bench/queue.mjs [--quick] [--tasks N] [--rounds N] [--before DIR]   (npm run bench:queue builds first)
+//
+// With --before DIR (a checkout of another commit with its dist/ built) the same runs are made with
+// that build too, interleaved with this one's, and each row says which build it is.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -21,6 +24,11 @@ const TASKS = tasksFlag >= 0 ? Number(argv[tasksFlag + 1]) : QUICK ? 300 : 1_000
 const roundsFlag = argv.indexOf('--rounds');
 const ROUNDS = roundsFlag >= 0 ? Number(argv[roundsFlag + 1]) : QUICK ? 1 : 3;
 const AGENTS = [1, 5, 10];
+const beforeFlag = argv.indexOf('--before');
+const BUILDS = [
+  { name: 'this build', root },
+  ...(beforeFlag >= 0 ? [{ name: `before (${path.basename(path.resolve(argv[beforeFlag + 1]))})`, root: path.resolve(argv[beforeFlag + 1]) }] : []),
+];
 const say = (line) => process.stderr.write(`bench: ${line}\n`);
 
 function quantile(sorted, q) {
@@ -28,10 +36,10 @@ function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function server(db) {
+async function server(db, build) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(root, 'dist', 'server.js'), '--toolset', 'queue'],
+    args: [path.join(build.root, 'dist', 'server.js'), '--toolset', 'queue'],
     env: { ...process.env, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LOG_LEVEL: 'error' },
     stderr: 'ignore',
   });
@@ -46,18 +54,18 @@ async function call(client, name, args) {
   return r.structuredContent;
 }
 
-async function drain(agents) {
+async function drain(agents, build) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-queue-'));
   const db = path.join(dir, 'data.db');
   try {
-    const admin = await server(db);
+    const admin = await server(db, build);
     await call(admin, 'create_project', { name: 'bench' });
     for (let start = 0; start < TASKS; start += 1_000) {
       const n = Math.min(1_000, TASKS - start);
       await call(admin, 'create_tasks_bulk', { projectId: 'bench', tasks: Array.from({ length: n }, (_, i) => ({ instructions: `task ${start + i}` })) });
     }
     await admin.close();
-    const clients = await Promise.all(Array.from({ length: agents }, () => server(db)));
+    const clients = await Promise.all(Array.from({ length: agents }, () => server(db, build)));
     await Promise.all(clients.map((c, i) => call(c, 'register_agent', { projectId: 'bench', agentName: `a${i}` })));
     const latencies = [];
     const taken = [];
@@ -87,37 +95,41 @@ async function drain(agents) {
   }
 }
 
-const runs = new Map(AGENTS.map((a) => [a, []]));
+const runs = new Map(BUILDS.flatMap((b) => AGENTS.map((a) => [`${b.name}:${a}`, []])));
 for (let round = 1; round <= ROUNDS; round++) {
   for (const agents of AGENTS) {
-    say(`round ${round} of ${ROUNDS}: ${agents} agent process(es) draining ${TASKS} tasks`);
-    runs.get(agents).push(await drain(agents));
+    for (const build of BUILDS) {
+      say(`round ${round} of ${ROUNDS}: ${build.name}, ${agents} agent process(es) draining ${TASKS} tasks`);
+      runs.get(`${build.name}:${agents}`).push(await drain(agents, build));
+    }
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const rows = AGENTS.map((agents) => {
-  const r = runs.get(agents);
-  const latencies = r.flatMap((x) => x.latencies).sort((a, b) => a - b);
-  const rates = r.map((x) => x.perSecond);
-  return {
-    agents,
-    perSecond: median(rates),
-    min: Math.min(...rates),
-    max: Math.max(...rates),
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    spread: r.flatMap((x) => x.spread),
-  };
-});
-const base = rows[0].perSecond;
 const lines = [
-  `| agent processes | tasks/s (request + complete), median of ${ROUNDS} | range | vs 1 agent | request_task p50 / p99 | tasks per agent |`,
-  `|---|---|---|---|---|---|`,
-  ...rows.map(
-    (r) =>
-      `| ${r.agents} | ${r.perSecond.toFixed(0)} | ${r.min.toFixed(0)}-${r.max.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${r.p50.toFixed(2)} ms / ${r.p99.toFixed(1)} ms | ${Math.min(...r.spread)}-${Math.max(...r.spread)} |`,
-  ),
+  `| build | agent processes | tasks/s (request + complete), median of ${ROUNDS} | range | vs 1 agent | request_task p50 / p99 | tasks per agent |`,
+  `|---|---|---|---|---|---|---|`,
 ];
+for (const build of BUILDS) {
+  const rows = AGENTS.map((agents) => {
+    const r = runs.get(`${build.name}:${agents}`);
+    const latencies = r.flatMap((x) => x.latencies).sort((a, b) => a - b);
+    const rates = r.map((x) => x.perSecond);
+    return {
+      agents,
+      perSecond: median(rates),
+      min: Math.min(...rates),
+      max: Math.max(...rates),
+      p50: quantile(latencies, 0.5),
+      p99: quantile(latencies, 0.99),
+      spread: r.flatMap((x) => x.spread),
+    };
+  });
+  const base = rows[0].perSecond;
+  for (const r of rows)
+    lines.push(
+      `| ${build.name} | ${r.agents} | ${r.perSecond.toFixed(0)} | ${r.min.toFixed(0)}-${r.max.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${r.p50.toFixed(2)} ms / ${r.p99.toFixed(1)} ms | ${Math.min(...r.spread)}-${Math.max(...r.spread)} |`,
+    );
+}
 const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s); every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n`;
 process.stdout.write(table);
 fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
