@@ -216,15 +216,47 @@ function tokenized(query: FullTextQuery, tokenize: ((text: string) => string[]) 
 }
 
 /**
- * The starts of a phrase (`keys`, by document: `docOf`; in `order` when given) as one segment per
- * candidate document: `cands[j]`'s starts at keys[off[j], off[j] + len[j]), `slot[docid]` = j + 1.
- * Module-level, as each loop here, so that V8 optimizes it on its own (one call runs it whole).
+ * A phrase's work arrays kept from one search to the next (TermIndex.spare): `slot` per docid,
+ * all zero between searches; the others per start, grown as needed and written before read.
  */
-function grouped(docOf: Uint32Array, keyOf: Float64Array, n: number, order: number[] | undefined, size: number) {
-  const keys = new Float64Array(n);
-  const slot = new Int32Array(size);
-  const candsBuf = new Uint32Array(n);
-  const offBuf = new Int32Array(n + 1);
+interface StartBuffers {
+  slot: Int32Array;
+  docOf: Uint32Array;
+  keyOf: Float64Array;
+  keys: Float64Array;
+  cands: Uint32Array;
+  off: Int32Array;
+  len: Int32Array;
+  mark: Uint8Array;
+}
+
+function startBuffers(size: number): StartBuffers {
+  return {
+    slot: new Int32Array(size),
+    docOf: new Uint32Array(1024),
+    keyOf: new Float64Array(1024),
+    keys: new Float64Array(0),
+    cands: new Uint32Array(0),
+    off: new Int32Array(0),
+    len: new Int32Array(0),
+    mark: new Uint8Array(0),
+  };
+}
+
+/**
+ * The starts of a phrase (`keys`, by document: `docOf`; in `order` when given) as one segment per
+ * candidate document: `cands[j]`'s starts at keys[off[j], off[j] + len[j]), `slot[docid]` = j + 1
+ * (b.slot, all zero before). Into `b`'s arrays, grown when short (fresh pages cost more than the
+ * work here). Module-level, as each loop here, so that V8 optimizes it on its own.
+ */
+function grouped(b: StartBuffers, n: number, order: number[] | undefined) {
+  const { docOf, keyOf, slot } = b;
+  if (b.keys.length < n) b.keys = new Float64Array(n + (n >> 3));
+  if (b.cands.length < n) b.cands = new Uint32Array(n + (n >> 3));
+  if (b.off.length < n + 1) b.off = new Int32Array(n + 1 + (n >> 3));
+  const keys = b.keys.subarray(0, n);
+  const candsBuf = b.cands;
+  const offBuf = b.off;
   let m = 0;
   let previous = -1;
   for (let x = 0; x < n; x++) {
@@ -241,7 +273,8 @@ function grouped(docOf: Uint32Array, keyOf: Float64Array, n: number, order: numb
   offBuf[m] = n;
   const cands = candsBuf.subarray(0, m);
   const off = offBuf.subarray(0, m + 1);
-  const len = new Int32Array(m);
+  if (b.len.length < m) b.len = new Int32Array(m + (m >> 3));
+  const len = b.len.subarray(0, m);
   for (let j = 0; j < m; j++) len[j] = off[j + 1]! - off[j]!;
   return { keys, slot, cands, off, len };
 }
@@ -648,7 +681,7 @@ export class TermIndex {
    * kernel must fault in, 4 to 17 ms per MB on the development machine: at 100k entries a
    * one-word search used 1.6 MB of them.
    */
-  private spare: { size: number; counts: Counts[]; flags: Uint8Array[]; hits?: Uint32Array; scores: Float64Array } = {
+  private spare: { size: number; counts: Counts[]; flags: Uint8Array[]; hits?: Uint32Array; scores: Float64Array; starts?: StartBuffers } = {
     size: 0,
     counts: [],
     flags: [],
@@ -1167,8 +1200,7 @@ export class TermIndex {
    * documents of the rarest word where every word is in one column; each occurrence of the
    * rarest word gives a start, which every other word must confirm at its offset from it.
    */
-  private phraseCounts(s: State, words: string[], prefix: boolean, size: number): Counts {
-    const c = emptyCounts(size);
+  private phraseCounts(s: State, words: string[], prefix: boolean, c: Counts, work: StartBuffers): Counts {
     const k = words.length;
     const termsOf = words.map((w, i) => this.expand(s, w, prefix && i === k - 1));
     if (termsOf.some((ts) => ts.length === 0)) return c;
@@ -1191,8 +1223,7 @@ export class TermIndex {
     }
     // The starts the rarest word gives (its positions, shifted to the phrase's first word), by document.
     const pos = s.pos.data;
-    let docOf = new Uint32Array(1024);
-    let keyOf = new Float64Array(1024);
+    let { docOf, keyOf } = work;
     let n = 0;
     for (const t of termsOf[r]!) {
       this.each(s, t, (d, tf0, tf1, at) => {
@@ -1215,6 +1246,8 @@ export class TermIndex {
               const moreKeys = new Float64Array(2 * n);
               moreKeys.set(keyOf);
               keyOf = moreKeys;
+              work.docOf = docOf;
+              work.keyOf = keyOf;
             }
             docOf[n] = d;
             keyOf[n++] = column * COLUMN + p - r;
@@ -1227,8 +1260,33 @@ export class TermIndex {
     // terms (or runs resolved newest first) are sorted here.
     let order: number[] | undefined;
     if (termsOf[r]!.length > 1 || s.mixed[termsOf[r]![0]!]) order = Array.from({ length: n }, (_, x) => x).sort((a, b) => docOf[a]! - docOf[b]! || keyOf[a]! - keyOf[b]!);
-    const { keys, slot, cands, off, len } = grouped(docOf, keyOf, n, order, size);
-    const mark = new Uint8Array(keys.length);
+    const { keys, slot, cands, off, len } = grouped(work, n, order);
+    if (work.mark.length < n) work.mark = new Uint8Array(n + (n >> 3));
+    const mark = work.mark;
+    mark.fill(0, 0, n);
+    try {
+      this.confirmed(s, words, termsOf, weight, r, keys, mark, slot, off, len);
+      counted(keys, cands, off, len, c);
+    } finally {
+      for (let j = 0; j < cands.length; j++) slot[cands[j]!] = 0;
+    }
+    return c;
+  }
+
+  /** Keeps the starts (`keys`, grouped) that every word other than the rarest (`r`) confirms. */
+  private confirmed(
+    s: State,
+    words: string[],
+    termsOf: number[][],
+    weight: number[],
+    r: number,
+    keys: Float64Array,
+    mark: Uint8Array,
+    slot: Int32Array,
+    off: Int32Array,
+    len: Int32Array,
+  ): void {
+    const pos = s.pos.data;
     const others = words.map((_, i) => i).filter((i) => i !== r);
     others.sort((a, b) => weight[a]! - weight[b]!);
     for (const i of others) {
@@ -1260,8 +1318,6 @@ export class TermIndex {
       }
       keepMarked(keys, mark, off, len);
     }
-    counted(keys, cands, off, len, c);
-    return c;
   }
 
   /** Adds the postings of term `t` to a phrase's counts. */
@@ -1336,6 +1392,7 @@ export class TermIndex {
       // Given back zeroed (resident pages: a fraction of a millisecond), at most a few of each.
       for (const c of taken.counts) {
         if (spare.counts.length >= MAX_SPARE) break;
+        if (c.tf0s.length !== size) continue;
         c.tf0s.fill(0);
         c.tf1s.fill(0);
         c.found = 0;
@@ -1382,12 +1439,22 @@ export class TermIndex {
       const key = `"${phrase.words.join(' ')}${phrase.prefix ? '*' : ''}"`;
       const known = byWord.get(key);
       if (known) return known;
-      // A phrase searched again (the same index, nothing appended) reuses its counts.
+      // A phrase searched again (the same index, nothing appended) reuses its counts. Counts
+      // the cache lets go of are given back as spares after this search (one may be in use).
       const saved = this.phrases.get(key);
-      const c = saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size ? saved.counts : this.phraseCounts(s, phrase.words, phrase.prefix, size);
+      let c: Counts;
+      if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
+      else {
+        if (saved) taken.counts.push(saved.counts);
+        c = this.phraseCounts(s, phrase.words, phrase.prefix, spare.counts.pop() ?? emptyCounts(size), (spare.starts ??= startBuffers(size)));
+      }
       this.phrases.delete(key);
       this.phrases.set(key, { s, n: s.totals.n, counts: c });
-      if (this.phrases.size > MAX_PHRASES) this.phrases.delete(this.phrases.keys().next().value!);
+      if (this.phrases.size > MAX_PHRASES) {
+        const oldest = this.phrases.keys().next().value!;
+        taken.counts.push(this.phrases.get(oldest)!.counts);
+        this.phrases.delete(oldest);
+      }
       byWord.set(key, c);
       return c;
     };
