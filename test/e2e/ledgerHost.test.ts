@@ -503,7 +503,8 @@ describe('the ledger host (real processes)', function () {
     assert.ok(!made.isError, JSON.stringify(made));
     const host = pidFile(db)!.pid;
     const standby = await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
-    fs.rmSync(folder, { recursive: true, force: true });
+    // The host may be writing its fresh snapshot into it meanwhile (a file made during the removal: ENOTEMPTY).
+    fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
     // The server still runs: its next call finds no host and must not make the folder again.
     const after = (await client.callTool({ name: 'list_projects', arguments: {} })) as { isError?: boolean; content: Array<{ text: string }> };
@@ -523,7 +524,8 @@ describe('the ledger host (real processes)', function () {
     assert.equal(run.status, 0, run.stderr);
     const host = pidFile(db)!.pid;
     const standby = await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
-    fs.rmSync(folder, { recursive: true, force: true });
+    // The host may be writing its fresh snapshot into it meanwhile (a file made during the removal: ENOTEMPTY).
+    fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     fs.mkdirSync(folder, { mode: 0o700 });
     await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
     assert.deepEqual(fs.readdirSync(folder), [], 'nothing written into the new folder');
