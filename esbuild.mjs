@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync, chmodSync, rmSync
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BUNDLE_ALIASES } from './scripts/bundleAliases.mjs';
+import { pureSchemas } from './scripts/pureSchemas.mjs';
 
 // src/core/vendor.ts, kept in step: the libraries bundled apart and their file names.
 const VENDORED = ['openai', 'pg', 'sql.js'];
@@ -56,7 +57,13 @@ function keepAscii(file) {
 const builds = [
   // dist/server.js and dist/cli.js are launchers that run their bundle with V8's code cache (src/core/codeCache.ts).
   { ...node, entryPoints: { server: 'src/mcp/launch.ts', cli: 'src/cli/launch.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
-  { ...node, entryPoints: { 'server-main': 'src/mcp/main.ts', 'cli-main': 'src/cli/main.ts' }, outdir: 'dist' },
+  // The SDK's schemas that nothing in a bundle reads are dropped (scripts/pureSchemas.mjs).
+  {
+    ...node,
+    entryPoints: { 'server-main': 'src/mcp/main.ts', 'cli-main': 'src/cli/main.ts' },
+    outdir: 'dist',
+    plugins: [pureSchemas(/@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](esm|cjs)[\\/]types\.js$/)],
+  },
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: true },
   { ...node, entryPoints: { core: 'src/extension/coreBundle.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { ledgerHost: 'src/core/host/main.ts' }, outdir: 'dist' },

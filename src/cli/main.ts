@@ -2,6 +2,7 @@
 // thin wrapper over the same core services as the MCP tools.
 // Exit codes: 0 done, 1 failed (not found, ledger unavailable), 2 bad usage or invalid arguments.
 
+import { isatty } from 'node:tty';
 import { loadConfig } from '../core/config';
 import { isPostgresUrl } from '../core/storage/postgres/url';
 import { isLedgerError } from '../core/errors';
@@ -146,7 +147,8 @@ export async function runCli(argv: string[], out: Output, io: { cwd: string; std
 }
 
 if (isMainBundle(module, require.main)) {
-  runCli(process.argv.slice(2), processOutput, { cwd: process.cwd(), stdinIsTty: Boolean(process.stdin.isTTY), readStdin }).then(
+  // isatty(0) rather than process.stdin.isTTY: the getter opens stdin as a stream (loading Node's stream, fs and readline modules), which only commands that read stdin need.
+  runCli(process.argv.slice(2), processOutput, { cwd: process.cwd(), stdinIsTty: isatty(0), readStdin }).then(
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`agent-progress: fatal: ${String(err)}\n`);

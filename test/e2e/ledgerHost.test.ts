@@ -493,6 +493,36 @@ describe('the ledger host (real processes)', function () {
     await waitFor(() => hostProcesses(db).length === 0, 'the standby to leave', 10_000);
   });
 
+  it('a CLI call that finds its host answering loads neither child_process nor a stream of its stdin (what `agent-progress search` starts with)', async () => {
+    const dir = tempDir('ap-host-');
+    const db = path.join(dir, 'data.db');
+    const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000' };
+    const first = await cli(CLI, ['log', '--project', 'p', '--title', 'started the host', '--content', 'x'], db, env);
+    assert.equal(first.status, 0, first.stderr);
+    // The built-in modules the process loaded, written when it exits; its stdin a file, as `agent-progress search ... < file` has.
+    const list = path.join(dir, 'modules.txt');
+    const preload = path.join(dir, 'modules.cjs');
+    fs.writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+    const stdin = fs.openSync(preload, 'r');
+    try {
+      const run = spawnSync(process.execPath, ['--require', preload, CLI, 'search', '--project', 'p', 'started'], {
+        env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db, ...env }),
+        cwd: dir,
+        stdio: [stdin, 'pipe', 'pipe'],
+      });
+      assert.equal(run.status, 0, run.stderr.toString());
+      assert.match(run.stdout.toString(), /started the host/);
+    } finally {
+      fs.closeSync(stdin);
+    }
+    const loaded = fs.readFileSync(list, 'utf8').split('\n');
+    assert.ok(loaded.includes('NativeModule net'), 'it reached its host over the socket');
+    for (const name of ['NativeModule child_process', 'NativeModule internal/fs/streams', 'NativeModule internal/readline/interface'])
+      assert.ok(!loaded.includes(name), `${name} was loaded`);
+    assert.equal((await cli(CLI, ['host', 'stop'], db)).status, 0);
+    await waitFor(() => hostProcesses(db).length === 0, 'the host and its standby to leave', 10_000);
+  });
+
   it('a host and its standby exit when their ledger folder is removed, and never re-create it (nor does a client that lost them)', async () => {
     const folder = path.join(tempDir('ap-host-'), 'ledger');
     const db = path.join(folder, 'data.db');

@@ -3,7 +3,8 @@
 // never holds its starter's pipes or process group, and a stale socket or pid file of a killed
 // host replaced (the host removes them once it holds the pid file).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type * as ChildProcessModule from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -48,6 +49,9 @@ export function defaultHostCommand(): HostCommand {
  * VS Code's Electron extension host, and run lean. Unreferenced: this process may exit first.
  */
 export function spawnDetached(command: HostCommand, paths: HostPaths, args: string[]): ChildProcess {
+  // node:child_process loads here, on the first start: a client that finds its host answering (every CLI call but the first) never loads it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in, loaded on first use
+  const { spawn } = require('node:child_process') as typeof ChildProcessModule;
   const child = spawn(command.command, [...command.args, '--ledger', paths.ledger, ...args], {
     detached: true,
     stdio: 'ignore',
