@@ -353,31 +353,11 @@ class Postings {
       q = this.at;
       for (let left = this.tf0 + this.tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
     }
-    let p = this.p;
-    let b = data[p++]!;
-    if (b < 0x80) this.base += b;
-    else {
-      cursor = p - 1;
-      this.base += varint(data);
-      p = cursor;
-    }
-    b = data[p++]!;
-    if (b >= 0x80) {
-      cursor = p - 1;
-      b = varint(data);
-      p = cursor;
-    }
-    let tf0 = b & 7;
-    const tf1 = (b - tf0) / 8;
-    if (tf0 === 7) {
-      cursor = p;
-      tf0 += varint(data);
-      p = cursor;
-    }
-    this.p = p;
+    this.p = nextRecord(data, this.p);
+    this.base += recGap;
     this.docid = this.base;
-    this.tf0 = tf0;
-    this.tf1 = tf1;
+    this.tf0 = recTf0;
+    this.tf1 = recTf1;
     this.at = q;
     this.q = -1;
     return true;
@@ -617,6 +597,41 @@ function varint(data: Uint8Array): number {
     scale *= 0x80;
   } while (b & 0x80);
   return v;
+}
+
+/** What `nextRecord` read: the docid gap and the word's counts in the two columns. */
+let recGap = 0;
+let recTf0 = 0;
+let recTf1 = 0;
+
+/**
+ * Reads the posting record at `p` (docid gap, then the counts: tf1 * 8 + min(tf0, 7), and the
+ * rest of tf0 when it is 7) into recGap, recTf0 and recTf1; returns the offset after it. The
+ * one-byte cases stay inline here, the common ones on every hot loop.
+ */
+function nextRecord(data: Uint8Array, p: number): number {
+  let b = data[p++]!;
+  if (b < 0x80) recGap = b;
+  else {
+    cursor = p - 1;
+    recGap = varint(data);
+    p = cursor;
+  }
+  b = data[p++]!;
+  if (b >= 0x80) {
+    cursor = p - 1;
+    b = varint(data);
+    p = cursor;
+  }
+  let tf0 = b & 7;
+  recTf1 = (b - tf0) / 8;
+  if (tf0 === 7) {
+    cursor = p;
+    tf0 += varint(data);
+    p = cursor;
+  }
+  recTf0 = tf0;
+  return p;
 }
 
 const utf8 = new TextDecoder();
@@ -1164,26 +1179,10 @@ export class TermIndex {
       let docid = 0;
       let p = s.runStart.data[r]!;
       while (p < end) {
-        let b = data[p++]!;
-        if (b < 0x80) docid += b;
-        else {
-          cursor = p - 1;
-          docid += varint(data);
-          p = cursor;
-        }
-        b = data[p++]!;
-        if (b >= 0x80) {
-          cursor = p - 1;
-          b = varint(data);
-          p = cursor;
-        }
-        let tf0 = b & 7;
-        const tf1 = (b - tf0) / 8;
-        if (tf0 === 7) {
-          cursor = p;
-          tf0 += varint(data);
-          p = cursor;
-        }
+        p = nextRecord(data, p);
+        docid += recGap;
+        const tf0 = recTf0;
+        const tf1 = recTf1;
         const at = q;
         for (let left = tf0 + tf1; left > 0; q++) if (pos[q]! < 0x80) left--;
         if (newest) newest.set(docid, [tf0, tf1, at]);
@@ -1342,26 +1341,10 @@ export class TermIndex {
         const end = s.runEnd.data[r]!;
         let docid = 0;
         while (p < end) {
-          let b = data[p++]!;
-          if (b < 0x80) docid += b;
-          else {
-            cursor = p - 1;
-            docid += varint(data);
-            p = cursor;
-          }
-          b = data[p++]!;
-          if (b >= 0x80) {
-            cursor = p - 1;
-            b = varint(data);
-            p = cursor;
-          }
-          let tf0 = b & 7;
-          const tf1 = (b - tf0) / 8;
-          if (tf0 === 7) {
-            cursor = p;
-            tf0 += varint(data);
-            p = cursor;
-          }
+          p = nextRecord(data, p);
+          docid += recGap;
+          const tf0 = recTf0;
+          const tf1 = recTf1;
           const had0 = tf0s[docid]!;
           const had1 = tf1s[docid]!;
           if (had0 === 0 && had1 === 0) docs[found++] = docid;
