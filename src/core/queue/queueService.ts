@@ -6,7 +6,7 @@ import { customAlphabet } from 'nanoid';
 import { newQueueId } from './ids';
 import { invalidArgument, isLedgerError, LedgerError, notFound } from '../errors';
 import type { Logger } from '../log';
-import type { AddOutcome, NewTask, QueueStore } from '../storage/queueStore';
+import type { AddOutcome, Holder, NewTask, QueueStore } from '../storage/queueStore';
 import { parseInput } from '../validation';
 import { apiKeyMatches, hashApiKey, newApiKey } from './apiKeys';
 import { projectClosed, projectNotFound } from './projectRefusals';
@@ -284,7 +284,7 @@ export class QueueService {
   async getCurrentTask(raw: unknown, session: QueueSession): Promise<Task | undefined> {
     const input = parseInput(agentInput, raw);
     const me = await this.authenticate(session, input);
-    const task = await this.deps.store.currentTask(me.projectId, me.name, this.now());
+    const task = await this.deps.store.currentTask(me.projectId, me.name, this.now(), me.holder);
     await me.bind();
     return task;
   }
@@ -301,7 +301,7 @@ export class QueueService {
   }> {
     const input = parseInput(agentInput, raw);
     const me = await this.authenticate(session, input);
-    const outcome = await this.deps.store.requestTask(me.projectId, me.name, this.now());
+    const outcome = await this.deps.store.requestTask(me.projectId, me.name, this.now(), me.holder);
     await me.bind();
     const fields = { project_id: me.projectId, agent_id: me.name, session_id: session.id };
     switch (outcome.kind) {
@@ -321,7 +321,7 @@ export class QueueService {
   async completeTask(raw: unknown, session: QueueSession): Promise<Task> {
     const input = parseInput(completeTaskInput, raw);
     const me = await this.authenticate(session, input, input.taskId);
-    const task = await this.deps.store.completeTask(input.taskId, me.name, input.explanation, this.now());
+    const task = await this.deps.store.completeTask(input.taskId, me.name, input.explanation, this.now(), me.holder);
     await me.bind();
     this.deps.logger.info('task completed', { project_id: me.projectId, agent_id: me.name, task_id: task.id });
     return task;
@@ -330,7 +330,7 @@ export class QueueService {
   async failTask(raw: unknown, session: QueueSession): Promise<{ task: Task; requeued: boolean }> {
     const input = parseInput(failTaskInput, raw);
     const me = await this.authenticate(session, input, input.taskId);
-    const out = await this.deps.store.failTask(input.taskId, me.name, input.explanation, input.canRetry ?? true, this.now());
+    const out = await this.deps.store.failTask(input.taskId, me.name, input.explanation, input.canRetry ?? true, this.now(), me.holder);
     await me.bind();
     this.deps.logger.info(out.requeued ? 'task failed, requeued' : 'task failed', {
       project_id: me.projectId,
@@ -344,7 +344,7 @@ export class QueueService {
   async extendLease(raw: unknown, session: QueueSession): Promise<Task> {
     const input = parseInput(extendLeaseInput, raw);
     const me = await this.authenticate(session, input, input.taskId);
-    const task = await this.deps.store.extendLease(input.taskId, me.name, input.additionalMinutes, this.now());
+    const task = await this.deps.store.extendLease(input.taskId, me.name, input.additionalMinutes, this.now(), me.holder);
     await me.bind();
     if (task.leaseExpiresAt) this.reaper?.wakeBy(task.leaseExpiresAt);
     return task;
@@ -588,14 +588,16 @@ export class QueueService {
 
   /**
    * Who is calling: the agent this session authenticated as, or the agent whose apiKey is given.
-   * Reads only: a key given from another session binds this one (superseding the other) through
-   * `bind`, called once the operation succeeded, so that a refused call changes nothing.
+   * Changes nothing: a key given from another session binds this one (superseding the other)
+   * through `bind`, called once the operation succeeded, so that a refused call changes nothing.
+   * The session's own agent is not read here: the operation's transaction checks that this
+   * session still holds it (`holder`), so an agent's call is one trip to the ledger, not two.
    */
   private async authenticate(
     session: QueueSession,
     input: { projectId?: string | undefined; agentName?: string | undefined; apiKey?: string | undefined },
     taskId?: string,
-  ): Promise<{ projectId: string; name: string; bind: () => Promise<void> }> {
+  ): Promise<{ projectId: string; name: string; holder?: Holder; bind: () => Promise<void> }> {
     let projectId = input.projectId ?? session.agent?.projectId ?? session.projectId;
     if (projectId === undefined && taskId !== undefined) projectId = (await this.deps.store.getTask(taskId))?.projectId;
     if (projectId === undefined) throw invalidArgument('projectId is required: pass it, or call join_project or register_agent first');
@@ -616,14 +618,7 @@ export class QueueService {
     }
     const agent = session.agent;
     if (agent && agent.projectId === projectId && (input.agentName === undefined || input.agentName === agent.name)) {
-      const auth = await this.deps.store.agentAuth(projectId, agent.name);
-      if (!auth) throw notFound(`Agent ${agent.name} no longer exists in project ${projectId}; register again.`, { projectId, agentName: agent.name });
-      if (auth.sessionId !== session.id) {
-        throw new LedgerError('permission_denied', `Agent ${agent.name} is now connected from another session; pass its apiKey to take it back here, or register another agent.`, {
-          details: { projectId, agentName: agent.name },
-        });
-      }
-      return { projectId, name: agent.name, bind: async () => undefined };
+      return { projectId, name: agent.name, holder: { projectId, sessionId: session.id }, bind: async () => undefined };
     }
     if (agent && input.agentName !== undefined && input.agentName !== agent.name) {
       throw new LedgerError('permission_denied', `This session is agent ${agent.name}; to act as ${input.agentName}, pass that agent's apiKey.`, { details: { projectId } });

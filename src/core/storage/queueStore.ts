@@ -72,6 +72,17 @@ export interface QueueMetricsSnapshot {
   agents: { projectId: string; status: 'idle' | 'working'; connected: boolean; count: number }[];
 }
 
+/**
+ * The session that must hold the agent an operation acts as: checked first, inside the
+ * operation's own transaction (a refusal changes nothing), so that an agent's call is one trip
+ * to the ledger. Refused with not_found when the agent is gone, permission_denied when another
+ * session took it over (core/queue/agentRefusals.ts).
+ */
+export interface Holder {
+  projectId: string;
+  sessionId: string;
+}
+
 export interface QueueStore {
   /** Creates the project (throws conflict if it exists). */
   createProject(project: NewQueueProject, actor: Actor): Promise<QueueProject>;
@@ -108,11 +119,11 @@ export interface QueueStore {
    * The agent's running task, else the oldest queued task, skipping one this agent failed within
    * its back-off (rules.ts retryBackoffUntil) while another agent of the project is present.
    */
-  requestTask(projectId: string, agentName: string, at: string): Promise<RequestOutcome>;
-  currentTask(projectId: string, agentName: string, at: string): Promise<Task | undefined>;
-  completeTask(taskId: string, agentName: string, explanation: string, at: string): Promise<Task>;
-  failTask(taskId: string, agentName: string, explanation: string, canRetry: boolean, at: string): Promise<{ task: Task; requeued: boolean }>;
-  extendLease(taskId: string, agentName: string, minutes: number, at: string): Promise<Task>;
+  requestTask(projectId: string, agentName: string, at: string, holder?: Holder): Promise<RequestOutcome>;
+  currentTask(projectId: string, agentName: string, at: string, holder?: Holder): Promise<Task | undefined>;
+  completeTask(taskId: string, agentName: string, explanation: string, at: string, holder?: Holder): Promise<Task>;
+  failTask(taskId: string, agentName: string, explanation: string, canRetry: boolean, at: string, holder?: Holder): Promise<{ task: Task; requeued: boolean }>;
+  extendLease(taskId: string, agentName: string, minutes: number, at: string, holder?: Holder): Promise<Task>;
   /** A person puts a task back in the queue (running or failed) or withdraws it. */
   requeueTask(taskId: string, at: string, actor: Actor): Promise<Task>;
   cancelTask(taskId: string, at: string, actor: Actor): Promise<Task>;

@@ -7,12 +7,14 @@
 
 import { newQueueId } from '../../queue/ids';
 import { LedgerError, notFound } from '../../errors';
+import { agentGone, agentTakenOver } from '../../queue/agentRefusals';
 import { projectClosed, projectNotFound } from '../../queue/projectRefusals';
 import { addMinutes, afterFailure, presentSince, retryBackoffUntil } from '../../queue/rules';
 import type { Actor, Agent, AuditEvent, ProjectQueueStatus, QueueProject, Task, TaskAttempt, TaskCounts, TaskStatus, TaskType, TaskWithHistory } from '../../queue/types';
 import type {
   AddOutcome,
   AgentAuth,
+  Holder,
   NewQueueProject,
   NewTask,
   NewTaskType,
@@ -153,6 +155,14 @@ function* closeRunningAttempt(row: TaskRow, at: string, why: string): Sql<void> 
 }
 
 /** The running task `agentName` holds, or an error that says why it cannot act on it. */
+/** Refuses an operation whose session no longer holds its agent (QueueStore Holder). */
+function* heldBy(holder: Holder | undefined, agentName: string): Sql<void> {
+  if (!holder) return;
+  const agent = yield* get<{ session_id: string | null }>('SELECT session_id FROM agents WHERE project_id = ? AND name = ?', [holder.projectId, agentName]);
+  if (!agent) throw agentGone(holder.projectId, agentName);
+  if (agent.session_id !== holder.sessionId) throw agentTakenOver(holder.projectId, agentName);
+}
+
 function* ownedRunningTask(d: Dialect, taskId: string, agentName: string, verb: string): Sql<TaskRow> {
   const row = yield* taskRow(d, taskId, true);
   if (!row) throw notFound(`Task not found: ${taskId}. Use get_current_task to see the task you hold.`, { taskId });
@@ -434,8 +444,9 @@ export class SqlQueueStore implements QueueStore {
 
   // ---- the atomic agent operations -----------------------------------------------------------
 
-  async requestTask(projectId: string, agentName: string, at: string): Promise<RequestOutcome> {
+  async requestTask(projectId: string, agentName: string, at: string, holder?: Holder): Promise<RequestOutcome> {
     return this.db.write(function* (d): Sql<RequestOutcome> {
+      yield* heldBy(holder, agentName);
       yield* reap(d, at, projectId);
       const project = yield* projectRow(d, projectId);
       if (!project) throw notFound(`Project not found: ${projectId}`, { projectId });
@@ -491,8 +502,9 @@ export class SqlQueueStore implements QueueStore {
     });
   }
 
-  async currentTask(projectId: string, agentName: string, at: string): Promise<Task | undefined> {
+  async currentTask(projectId: string, agentName: string, at: string, holder?: Holder): Promise<Task | undefined> {
     return this.db.write(function* (d) {
+      yield* heldBy(holder, agentName);
       yield* reap(d, at, projectId);
       yield* run('UPDATE agents SET last_seen = ? WHERE project_id = ? AND name = ?', [at, projectId, agentName]);
       const row = yield* get<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_id = ? AND status = 'running' AND assigned_to = ? LIMIT 1`, [projectId, agentName]);
@@ -500,8 +512,9 @@ export class SqlQueueStore implements QueueStore {
     });
   }
 
-  async completeTask(taskId: string, agentName: string, explanation: string, at: string): Promise<Task> {
+  async completeTask(taskId: string, agentName: string, explanation: string, at: string, holder?: Holder): Promise<Task> {
     return this.db.write(function* (d) {
+      yield* heldBy(holder, agentName);
       const projectId = (yield* taskRow(d, taskId))?.project_id;
       if (projectId) yield* reap(d, at, projectId);
       const row = yield* ownedRunningTask(d, taskId, agentName, 'complete');
@@ -517,8 +530,9 @@ export class SqlQueueStore implements QueueStore {
     });
   }
 
-  async failTask(taskId: string, agentName: string, explanation: string, canRetry: boolean, at: string): Promise<{ task: Task; requeued: boolean }> {
+  async failTask(taskId: string, agentName: string, explanation: string, canRetry: boolean, at: string, holder?: Holder): Promise<{ task: Task; requeued: boolean }> {
     return this.db.write(function* (d) {
+      yield* heldBy(holder, agentName);
       const projectId = (yield* taskRow(d, taskId))?.project_id;
       if (projectId) yield* reap(d, at, projectId);
       const row = yield* ownedRunningTask(d, taskId, agentName, 'fail');
@@ -550,8 +564,9 @@ export class SqlQueueStore implements QueueStore {
     });
   }
 
-  async extendLease(taskId: string, agentName: string, minutes: number, at: string): Promise<Task> {
+  async extendLease(taskId: string, agentName: string, minutes: number, at: string, holder?: Holder): Promise<Task> {
     return this.db.write(function* (d) {
+      yield* heldBy(holder, agentName);
       const projectId = (yield* taskRow(d, taskId))?.project_id;
       if (projectId) yield* reap(d, at, projectId);
       const row = yield* ownedRunningTask(d, taskId, agentName, 'extend');
