@@ -4,7 +4,11 @@
 // all of them. Reports the median tasks per second over the rounds (and their range) and the
 // p50/p99 of request_task; checks that every task was completed exactly once; never asserts on time.
 //
-//   node bench/queue.mjs [--quick] [--tasks N] [--rounds N] [--before DIR]   (npm run bench:queue builds first)
+//   node bench/queue.mjs [--quick] [--tasks N] [--rounds N] [--before DIR] [--work MS]   (npm run bench:queue builds first)
+//
+// With --work MS each agent works MS milliseconds on a task (a timer, no CPU) between taking it and
+// completing it, as a real agent does for seconds: what ten agents gain then is what the queue
+// lets them do at once, no longer bounded by the CPU of the calls themselves.
 //
 // With --before DIR (a checkout of another commit with its dist/ built) the same runs are made with
 // that build too, interleaved with this one's, and each row says which build it is.
@@ -24,6 +28,8 @@ const TASKS = tasksFlag >= 0 ? Number(argv[tasksFlag + 1]) : QUICK ? 300 : 1_000
 const roundsFlag = argv.indexOf('--rounds');
 const ROUNDS = roundsFlag >= 0 ? Number(argv[roundsFlag + 1]) : QUICK ? 1 : 3;
 const AGENTS = [1, 5, 10];
+const workFlag = argv.indexOf('--work');
+const WORK_MS = workFlag >= 0 ? Number(argv[workFlag + 1]) : 0;
 const beforeFlag = argv.indexOf('--before');
 const BUILDS = [
   { name: 'this build', root },
@@ -79,6 +85,7 @@ async function drain(agents, build) {
           latencies.push(performance.now() - t0);
           if (!r.task) return n;
           taken.push(r.task.id);
+          if (WORK_MS > 0) await new Promise((resolve) => setTimeout(resolve, WORK_MS));
           await call(c, 'complete_task', { taskId: r.task.id, explanation: 'ok' });
           n++;
         }
@@ -130,7 +137,7 @@ for (const build of BUILDS) {
       `| ${build.name} | ${r.agents} | ${r.perSecond.toFixed(0)} | ${r.min.toFixed(0)}-${r.max.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${r.p50.toFixed(2)} ms / ${r.p99.toFixed(1)} ms | ${Math.min(...r.spread)}-${Math.max(...r.spread)} |`,
     );
 }
-const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s); every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n`;
+const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s)${WORK_MS > 0 ? `, each agent working ${WORK_MS} ms on each task` : ''}; every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n`;
 process.stdout.write(table);
 fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
-fs.writeFileSync(path.join(root, 'bench', 'results', `queue-${QUICK ? 'quick' : 'latest'}.md`), table);
+fs.writeFileSync(path.join(root, 'bench', 'results', `queue-${QUICK ? 'quick' : WORK_MS > 0 ? 'work' : 'latest'}.md`), table);
