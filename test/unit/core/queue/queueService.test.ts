@@ -13,7 +13,7 @@ import type { QueueStore } from '../../../../src/core/storage/queueStore';
 import type { Ledger } from '../../../../src/core/storage/store';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
 
-const person = { kind: 'person', name: 'test' } as const;
+const operator = { kind: 'operator', name: 'test' } as const;
 
 describe('queue service', () => {
   useTempDirs();
@@ -36,8 +36,8 @@ describe('queue service', () => {
       },
     }) as QueueStore;
     service = new QueueService({ store: counted, logger: silentLogger });
-    await service.createProject({ name: 'p' }, person);
-    await service.createTasksBulk({ projectId: 'p', tasks: [{ instructions: 'one' }, { instructions: 'two' }] }, person);
+    await service.createProject({ name: 'p' }, operator);
+    await service.createTasksBulk({ projectId: 'p', tasks: [{ instructions: 'one' }, { instructions: 'two' }] }, operator);
   });
   afterEach(async () => {
     await ledger.close();
