@@ -212,6 +212,19 @@ function queriesFor(words: string[], docs: readonly Doc[]): string[] {
 
 type TermStats = TermIndex['stats'];
 
+/**
+ * Writes `docs` to a ledger in order, numbering them from `first` (`seq`: the reference's order of
+ * ties), each in the project `projectOf` names ('p' unless given). Returns the next number.
+ */
+async function writeDocs(l: Ledger, docs: readonly Doc[], first = 0, projectOf: (i: number) => string = () => 'p'): Promise<number> {
+  let seq = first;
+  for (const [i, d] of docs.entries()) {
+    d.seq = seq++;
+    await l.progress.insertEntry({ id: d.id, projectId: projectOf(i), title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
+  }
+  return seq;
+}
+
 describe('ranked search against a plain reference', function () {
   this.timeout(240_000);
   useTempDirs();
@@ -259,11 +272,7 @@ describe('ranked search against a plain reference', function () {
     const words = vocabulary(rng(3), 500);
     const docs = makeCorpus(1200, 1, words);
     docs.push({ id: 'accent-1', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: new Date(BASE).toISOString(), seq: 0 });
-    let seq = 0;
-    for (const d of docs) {
-      d.seq = seq++;
-      await a.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    let seq = await writeDocs(a, docs);
     const queries = queriesFor(words, docs);
     const n = queries.length * 2;
     assert.equal(await compareAll(a, docs, queries, 'first'), n);
@@ -278,11 +287,8 @@ describe('ranked search against a plain reference', function () {
     // Entries appended by another handle on the same ledger: followed, not rebuilt.
     const b = await open(file);
     const more = makeCorpus(60, 2, words);
-    for (const d of more) {
-      d.seq = seq++;
-      docs.push(d);
-      await b.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    seq = await writeDocs(b, more, seq);
+    docs.push(...more);
     await b.progress.flushIndex();
     assert.equal(await compareAll(a, docs, queries, 'appended'), n);
     // A query with non-ASCII words is tokenized by unicode61 itself: the term index's too.
@@ -327,10 +333,7 @@ describe('ranked search against a plain reference', function () {
     const l = await open(path.join(tempDir(), 'data.db'));
     const words = vocabulary(rng(21), 300);
     const docs = makeCorpus(400, 23, words);
-    for (const [i, d] of docs.entries()) {
-      d.seq = i;
-      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    await writeDocs(l, docs);
     await l.progress.flushIndex();
     const terms = (l.progress as unknown as { terms: TermIndex }).terms;
     // One step of work per slice, so that the build pauses after each batch of blocks.
@@ -368,10 +371,7 @@ describe('ranked search against a plain reference', function () {
     const l = await open(file);
     const words = vocabulary(rng(31), 500);
     const docs = makeCorpus(500, 33, words);
-    for (const [i, d] of docs.entries()) {
-      d.seq = i;
-      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    await writeDocs(l, docs);
     await l.progress.flushIndex();
     const other = await open(file);
     const terms = (l.progress as unknown as { terms: TermIndex }).terms;
@@ -402,10 +402,7 @@ describe('ranked search against a plain reference', function () {
     const l = await open(path.join(tempDir(), 'data.db'));
     const words = vocabulary(rng(41), 300);
     const docs = makeCorpus(300, 43, words);
-    for (const [i, d] of docs.entries()) {
-      d.seq = i;
-      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    await writeDocs(l, docs);
     const text = words[1]!;
     assert.deepEqual(
       (await l.progress.searchEntries({ projectId: undefined, text, limit: 20 })).entries.map((e) => e.id),
@@ -441,11 +438,7 @@ describe('ranked search against a plain reference', function () {
     const l = await open(path.join(dir, 'data.db'));
     const words = vocabulary(rng(5), 300);
     const docs = makeCorpus(300, 7, words);
-    let seq = 0;
-    for (const [i, d] of docs.entries()) {
-      d.seq = seq++;
-      await l.progress.insertEntry({ id: d.id, projectId: i % 3 === 0 ? 'other' : 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    let seq = await writeDocs(l, docs, 0, (i) => (i % 3 === 0 ? 'other' : 'p'));
     // BM25's numbers are the whole index's; the project filter only chooses among the hits.
     for (const text of [words[0]!, words[2]!, `${words[1]!} -${words[0]!}`]) {
       const all = reference(docs, text, 0, docs.length);
@@ -668,10 +661,7 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     opened.push(l);
     const words = vocabulary(rng(3), 500);
     const docs = [...makeCorpus(1200, 1, words), ...extra];
-    for (const [i, d] of docs.entries()) {
-      d.seq = i;
-      await l.progress.insertEntry({ id: d.id, projectId: 'p', title: d.title, content: d.content, createdAt: d.createdAt, tags: [], agentId: null });
-    }
+    await writeDocs(l, docs);
     return { url, l, words, docs };
   }
 
