@@ -9,7 +9,7 @@
 // RSS, the goal's figure, and PSS beside it: RSS counts the pages of the node binary shared by
 // every process again in each, PSS divides them among the processes that share them (on a busy
 // machine, other node processes too). Prints a Markdown table; asserts nothing.
-// Usage: node bench/host.mjs [--entries N] [--calls N] [--before DIR] [--log-only] (needs dist/).
+// Usage: node bench/host.mjs [--entries N] [--calls N] [--before DIR] [--log-only] [--ledger DIR] (needs dist/).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -31,6 +31,10 @@ const BEFORE = beforeIndex >= 0 ? path.resolve(process.argv[beforeIndex + 1]) : 
 const ENTRIES = arg('--entries', 10_000);
 // --log-only: only the log_progress row (and the no-op floor beside it), for work on the write path.
 const LOG_ONLY = process.argv.includes('--log-only');
+// --ledger DIR: seed the ledger into DIR once (when DIR holds none) and give each build a copy of it, so that a 100k
+// ledger is written once for both builds of --before and across runs; DIR is kept.
+const ledgerIndex = process.argv.indexOf('--ledger');
+const LEDGER = ledgerIndex >= 0 ? path.resolve(process.argv[ledgerIndex + 1]) : undefined;
 const CALLS = arg('--calls', 200);
 const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, addSecret() {}, once() {} };
@@ -81,20 +85,15 @@ function pidIn(file) {
   }
 }
 
-/** The figures for the build in `dist` (its server, CLI, core and host), as [figure, measured, goal] rows. */
-async function measure(dist) {
-  const { Services, LEAN_NODE_ARGS = [], LEAN_NODE_ENV = {} } = require(path.join(dist, 'core.js'));
-  const server = (toolset) => [process.execPath, [...LEAN_NODE_ARGS, path.join(dist, 'server.js'), '--toolset', toolset], env(db, LEAN_NODE_ENV)];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-host-'));
-  const db = path.join(dir, 'data.db');
-  const rows = [];
+function servicesOptions(db) {
+  return { config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger: silent, host: { idleMs: 600_000 } };
+}
+
+/** Writes the ENTRIES-entry ledger at `db` through `dist`'s host and compacts it; stops the host when `stopHost`. */
+async function seed(dist, db, stopHost) {
+  const { Services } = require(path.join(dist, 'core.js'));
+  const services = new Services(servicesOptions(db));
   try {
-    // The ledger, written through a host.
-    const services = new Services({
-      config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
-      logger: silent,
-      host: { idleMs: 600_000 },
-    });
     const ledger = await services.ledger();
     const body = 'x'.repeat(1200);
     for (let i = 0; i < ENTRIES; i += 200) {
@@ -114,7 +113,37 @@ async function measure(dist) {
     }
     await ledger.settle();
     await ledger.compact();
-    const status = await ledger.host.status();
+  } finally {
+    await services.close();
+    if (stopHost) spawnSync(process.execPath, [path.join(dist, 'cli.js'), 'host', 'stop'], { env: env(db) });
+  }
+}
+
+/** The figures for the build in `dist` (its server, CLI, core and host), as [figure, measured, goal] rows. */
+async function measure(dist) {
+  const { Services, LEAN_NODE_ARGS = [], LEAN_NODE_ENV = {} } = require(path.join(dist, 'core.js'));
+  const server = (toolset) => [process.execPath, [...LEAN_NODE_ARGS, path.join(dist, 'server.js'), '--toolset', toolset], env(db, LEAN_NODE_ENV)];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-host-'));
+  const db = path.join(dir, 'data.db');
+  const rows = [];
+  try {
+    if (LEDGER) {
+      // --ledger: the seeded ledger is written once (through this build's host) and copied for each build.
+      const marker = path.join(LEDGER, 'bench-entries');
+      if (!fs.existsSync(marker)) {
+        fs.mkdirSync(LEDGER, { recursive: true, mode: 0o700 });
+        await seed(dist, path.join(LEDGER, 'data.db'), true);
+        fs.writeFileSync(marker, String(ENTRIES));
+      } else if (Number(fs.readFileSync(marker, 'utf8')) !== ENTRIES) {
+        throw new Error(`${LEDGER} holds a ledger of ${fs.readFileSync(marker, 'utf8')} entries, not ${ENTRIES}: remove it or pass its --entries`);
+      }
+      for (const name of fs.readdirSync(LEDGER))
+        if (name !== 'bench-entries' && fs.lstatSync(path.join(LEDGER, name)).isFile()) fs.copyFileSync(path.join(LEDGER, name), path.join(dir, name));
+    } else {
+      await seed(dist, db, false);
+    }
+    const services = new Services(servicesOptions(db));
+    const status = await (await services.ledger()).host.status();
     await services.close();
     const ledgerBytes = status.ledgerBytes + status.journalBytes;
 
