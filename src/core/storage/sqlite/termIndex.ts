@@ -65,6 +65,12 @@ const MAX_PHRASES = 4;
 /** Spare count arrays and flag arrays kept between searches, of each. */
 const MAX_SPARE = 4;
 
+/**
+ * The most frequent terms (by bytes of postings at build time) whose adjacent pairs keep their own
+ * postings, so that a phrase of two of them is one short read instead of two long position lists.
+ */
+const COMMON = 16;
+
 /** Past the last posting. */
 const END = 2 ** 31;
 /** A phrase's prefix of more terms than this is read term by term (one reader each per document costs more). */
@@ -75,8 +81,11 @@ const ASCII_WORD = /^[\x21-\x7e]+$/;
 const COLUMN = 2 ** 32;
 
 class Bytes {
-  data = new Uint8Array(1 << 16);
+  data: Uint8Array;
   length = 0;
+  constructor(size = 1 << 16) {
+    this.data = new Uint8Array(size);
+  }
   varint(v: number): void {
     if (this.length + 10 > this.data.length) {
       // Doubling up to 8 MB, then by an eighth at a time: no single copy of tens of megabytes
@@ -184,6 +193,19 @@ interface State {
   pos: Bytes;
   /** Column lengths by docid. */
   len: [Uint32Array, Uint32Array];
+  /** The common pairs' postings (see `paired`), or undefined when not kept (a common term mixed). */
+  pairs: Pairs | undefined;
+}
+
+/**
+ * Per pair of common terms (first * COMMON + second), its documents with the pair adjacent in
+ * one column: varints of the docid gap, the occurrences in the title, those in the content.
+ */
+interface Pairs {
+  /** The common terms, and each one's place among them by term id. */
+  terms: number[];
+  rank: Map<number, number>;
+  lists: Map<number, { bytes: Bytes; last: number }>;
 }
 
 /** One phrase's occurrences per docid, the documents that have it, and per column how many (matchinfo's 'x'). */
@@ -535,6 +557,34 @@ function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Cou
   }
 }
 
+/**
+ * The counts of a phrase of two common terms from their pair's postings; false when the phrase is
+ * not one (a prefix, other words, no pairs kept).
+ */
+function pairCounts(s: State, phrase: Phrase, c: Counts): boolean {
+  const pairs = s.pairs;
+  if (!pairs || phrase.prefix || phrase.words.length !== 2) return false;
+  const a = pairs.rank.get(s.ids.get(phrase.words[0]!) ?? -1);
+  const b = pairs.rank.get(s.ids.get(phrase.words[1]!) ?? -1);
+  if (a === undefined || b === undefined) return false;
+  const list = pairs.lists.get(a * COMMON + b);
+  if (!list) return true;
+  const data = list.bytes.data;
+  cursor = 0;
+  let d = -1;
+  while (cursor < list.bytes.length) {
+    d += varint(data);
+    const tf0 = varint(data);
+    const tf1 = varint(data);
+    c.docs[c.found++] = d;
+    c.tf0s[d] = tf0;
+    c.tf1s[d] = tf1;
+    if (tf0 > 0) c.withHit[0]++;
+    if (tf1 > 0) c.withHit[1]++;
+  }
+  return true;
+}
+
 /** The phrase's counts from the starts left: per column, and the documents with any. */
 function counted(keys: Float64Array, cands: Uint32Array, off: Int32Array, len: Int32Array, c: Counts): void {
   for (let j = 0; j < cands.length; j++) {
@@ -673,7 +723,98 @@ function emptyState(epoch: number, totals: Totals): State {
     bytes: new Bytes(),
     pos: new Bytes(),
     len: [new Uint32Array(1024), new Uint32Array(1024)],
+    pairs: undefined,
   };
+}
+
+/**
+ * Adds the documents above `after` to the common pairs' postings (choosing the common terms on
+ * the first build): the common terms' positions read document at a time, each position marked
+ * with its term, then every position whose next one holds a common term counted for the pair.
+ * Yields every DOCS_PER_STEP documents.
+ */
+function* paired(s: State, after: number): Generator<void, void> {
+  if (after < 0) {
+    const weight = (t: number): number => {
+      let sum = 0;
+      for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
+      return sum;
+    };
+    const byWeight = s.terms.map((_, t) => t).filter((t) => !s.mixed[t]);
+    const weights = byWeight.map(weight);
+    const order = byWeight.map((_, i) => i).sort((a, b) => weights[b]! - weights[a]! || a - b);
+    const terms = order.slice(0, COMMON).map((i) => byWeight[i]!);
+    s.pairs = { terms, rank: new Map(terms.map((t, i) => [t, i])), lists: new Map() };
+  }
+  const pairs = s.pairs;
+  if (!pairs) return;
+  if (pairs.terms.some((t) => s.mixed[t])) {
+    s.pairs = undefined;
+    return;
+  }
+  const words = pairs.terms.map((t) => new WordPostings(s, [t]));
+  for (const w of words) w.seek(after + 1);
+  const pos = s.pos.data;
+  let mark = new Uint8Array(1024);
+  const counts = new Map<number, number>();
+  for (let docs = 1; ; docs++) {
+    let d = END;
+    for (const w of words) if (w.docid < d) d = w.docid;
+    if (d === END) {
+      for (const list of pairs.lists.values()) list.bytes.data = list.bytes.data.slice(0, list.bytes.length + Math.max(64, list.bytes.length >> 4));
+      return;
+    }
+    const l0 = s.len[0][d]!;
+    const size = l0 + s.len[1][d]! + 2;
+    if (size > mark.length) mark = new Uint8Array(2 * size);
+    const at: number[] = [];
+    const keysOf: Float64Array[] = [];
+    const ns: number[] = [];
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      if (w.docid !== d) continue;
+      const n = w.starts(pos, 0);
+      const keys = w.keys.slice(0, n);
+      at.push(i);
+      keysOf.push(keys);
+      ns.push(n);
+      // Title positions at p, content ones after the title's (l0 + 1 + p): never adjacent across.
+      for (let x = 0; x < n; x++) {
+        const k = keys[x]!;
+        mark[k < COLUMN ? k : l0 + 1 + (k - COLUMN)] = i + 1;
+      }
+    }
+    counts.clear();
+    for (let j = 0; j < at.length; j++) {
+      const keys = keysOf[j]!;
+      for (let x = 0; x < ns[j]!; x++) {
+        const k = keys[x]!;
+        const slot = k < COLUMN ? k : l0 + 1 + (k - COLUMN);
+        const next = mark[slot + 1]!;
+        if (next === 0 || (k < COLUMN && slot + 1 > l0)) continue;
+        const key = (at[j]! * COMMON + next - 1) * 2 + (k < COLUMN ? 0 : 1);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    }
+    mark.fill(0, 0, size);
+    const seen = new Map<number, [number, number]>();
+    for (const [key, n] of counts) {
+      const pair = key >> 1;
+      const tf = seen.get(pair) ?? [0, 0];
+      tf[key & 1]! += n;
+      seen.set(pair, tf);
+    }
+    for (const [pair, [tf0, tf1]] of seen) {
+      let list = pairs.lists.get(pair);
+      if (!list) pairs.lists.set(pair, (list = { bytes: new Bytes(64), last: -1 }));
+      list.bytes.varint(d - list.last);
+      list.bytes.varint(tf0);
+      list.bytes.varint(tf1);
+      list.last = d;
+    }
+    for (const w of words) if (w.docid === d) w.next();
+    if (docs % DOCS_PER_STEP === 0) yield;
+  }
 }
 
 export class TermIndex {
@@ -733,7 +874,9 @@ export class TermIndex {
       s.sorted.byteLength +
       s.len[0].byteLength +
       s.len[1].byteLength;
-    return typed + strings + s.terms.length * 48;
+    let pairs = 0;
+    for (const list of s.pairs?.lists.values() ?? []) pairs += list.bytes.data.byteLength + 64;
+    return typed + strings + s.terms.length * 48 + pairs;
   }
 
   private current(tx: ReadTx): State | undefined {
@@ -955,6 +1098,7 @@ export class TermIndex {
     for (const d of added) if (d > s.upto) s.upto = d;
     s.totals = totals;
     if (s.terms.length > termsBefore) s.sorted = this.merged(s, termsBefore);
+    yield* paired(s, after);
     return true;
   }
 
@@ -1429,7 +1573,8 @@ export class TermIndex {
       if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
       else {
         if (saved) taken.counts.push(saved.counts);
-        c = this.phraseCounts(s, phrase.words, phrase.prefix, spare.counts.pop() ?? emptyCounts(size), (spare.starts ??= startBuffers(size)));
+        c = spare.counts.pop() ?? emptyCounts(size);
+        if (!pairCounts(s, phrase, c)) c = this.phraseCounts(s, phrase.words, phrase.prefix, c, (spare.starts ??= startBuffers(size)));
       }
       this.phrases.delete(key);
       this.phrases.set(key, { s, n: s.totals.n, counts: c });
