@@ -25,7 +25,8 @@
 // starts the rarest word gives are kept where every other word confirms them at its offset,
 // within one column (FTS4 keeps positions per column: no phrase spans title and content). A
 // phrase with a term whose runs overlap, or a prefix of more than 64 terms, is read term by term
-// (each term's postings whole). A term whose runs overlap (a
+// (each term's postings whole). A phrase of two of the 16 most frequent terms is read from that
+// pair's own postings instead (`paired`). A term whose runs overlap (a
 // document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
 // is resolved newest first when read. Built on the first ranked search that it can answer (one
 // pass over the segments); followed: segments written since are read for documents above the last
@@ -59,7 +60,8 @@ const SKIP = 128;
 
 /**
  * Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.2 MB at 100k):
- * a first search of two words in most entries still costs about 30 ms of CPU at 100k.
+ * a first search of a phrase of words in most entries, other than two common terms (`paired`),
+ * still costs tens of ms of CPU at 100k.
  */
 const MAX_PHRASES = 4;
 /** Spare count arrays and flag arrays kept between searches, of each. */
@@ -756,61 +758,68 @@ function* paired(s: State, after: number): Generator<void, void> {
   for (const w of words) w.seek(after + 1);
   const pos = s.pos.data;
   let mark = new Uint8Array(1024);
-  const counts = new Map<number, number>();
+  // The current document's common positions (keys as startsOf writes them) and each one's term.
+  let keys = new Float64Array(1024);
+  let wordOf = new Uint8Array(1024);
+  // Per pair and column, the document's count; the pairs counted, to write and zero.
+  const tf = new Uint32Array(2 * COMMON * COMMON);
+  const touched = new Int32Array(COMMON * COMMON);
+  const lists: ({ bytes: Bytes; last: number } | undefined)[] = Array.from({ length: COMMON * COMMON }, (_, pair) => pairs.lists.get(pair));
   for (let docs = 1; ; docs++) {
     let d = END;
     for (const w of words) if (w.docid < d) d = w.docid;
     if (d === END) {
-      for (const list of pairs.lists.values()) list.bytes.data = list.bytes.data.slice(0, list.bytes.length + Math.max(64, list.bytes.length >> 4));
+      // After a build, what growing left unused given back (a sixteenth kept as room); a follow
+      // copies nothing (a copy of every list on each write cost the search after it).
+      if (after < 0) for (const list of pairs.lists.values()) list.bytes.data = list.bytes.data.slice(0, list.bytes.length + Math.max(64, list.bytes.length >> 4));
       return;
     }
     const l0 = s.len[0][d]!;
     const size = l0 + s.len[1][d]! + 2;
     if (size > mark.length) mark = new Uint8Array(2 * size);
-    const at: number[] = [];
-    const keysOf: Float64Array[] = [];
-    const ns: number[] = [];
+    let m = 0;
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
       if (w.docid !== d) continue;
       const n = w.starts(pos, 0);
-      const keys = w.keys.slice(0, n);
-      at.push(i);
-      keysOf.push(keys);
-      ns.push(n);
+      if (m + n > keys.length) {
+        const more = new Float64Array(2 * (m + n));
+        more.set(keys.subarray(0, m));
+        keys = more;
+        const of = new Uint8Array(2 * (m + n));
+        of.set(wordOf.subarray(0, m));
+        wordOf = of;
+      }
+      const from = w.keys;
       // Title positions at p, content ones after the title's (l0 + 1 + p): never adjacent across.
       for (let x = 0; x < n; x++) {
-        const k = keys[x]!;
+        const k = from[x]!;
+        keys[m] = k;
+        wordOf[m++] = i;
         mark[k < COLUMN ? k : l0 + 1 + (k - COLUMN)] = i + 1;
       }
     }
-    counts.clear();
-    for (let j = 0; j < at.length; j++) {
-      const keys = keysOf[j]!;
-      for (let x = 0; x < ns[j]!; x++) {
-        const k = keys[x]!;
-        const slot = k < COLUMN ? k : l0 + 1 + (k - COLUMN);
-        const next = mark[slot + 1]!;
-        if (next === 0 || (k < COLUMN && slot + 1 > l0)) continue;
-        const key = (at[j]! * COMMON + next - 1) * 2 + (k < COLUMN ? 0 : 1);
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
+    let pairsIn = 0;
+    for (let x = 0; x < m; x++) {
+      const k = keys[x]!;
+      const next = mark[(k < COLUMN ? k : l0 + 1 + (k - COLUMN)) + 1]!;
+      if (next === 0) continue;
+      const pair = wordOf[x]! * COMMON + next - 1;
+      if (tf[2 * pair] === 0 && tf[2 * pair + 1] === 0) touched[pairsIn++] = pair;
+      const c = 2 * pair + (k < COLUMN ? 0 : 1);
+      tf[c] = tf[c]! + 1;
     }
     mark.fill(0, 0, size);
-    const seen = new Map<number, [number, number]>();
-    for (const [key, n] of counts) {
-      const pair = key >> 1;
-      const tf = seen.get(pair) ?? [0, 0];
-      tf[key & 1]! += n;
-      seen.set(pair, tf);
-    }
-    for (const [pair, [tf0, tf1]] of seen) {
-      let list = pairs.lists.get(pair);
-      if (!list) pairs.lists.set(pair, (list = { bytes: new Bytes(64), last: -1 }));
+    for (let j = 0; j < pairsIn; j++) {
+      const pair = touched[j]!;
+      let list = lists[pair];
+      if (!list) pairs.lists.set(pair, (list = lists[pair] = { bytes: new Bytes(64), last: -1 }));
       list.bytes.varint(d - list.last);
-      list.bytes.varint(tf0);
-      list.bytes.varint(tf1);
+      list.bytes.varint(tf[2 * pair]!);
+      list.bytes.varint(tf[2 * pair + 1]!);
       list.last = d;
+      tf[2 * pair] = 0;
+      tf[2 * pair + 1] = 0;
     }
     for (const w of words) if (w.docid === d) w.next();
     if (docs % DOCS_PER_STEP === 0) yield;
