@@ -25,7 +25,8 @@
 // starts the rarest word gives are kept where every other word confirms them at its offset,
 // within one column (FTS4 keeps positions per column: no phrase spans title and content). A
 // phrase with a term whose runs overlap, or a prefix of more than 64 terms, is read term by term
-// (each term's postings whole). A term whose runs overlap (a
+// (each term's postings whole). A phrase of two of the 16 most frequent terms is read from that
+// pair's own postings instead (`paired`). A term whose runs overlap (a
 // document deleted or re-indexed in a newer segment, an empty position list marking a deletion)
 // is resolved newest first when read. Built on the first ranked search that it can answer (one
 // pass over the segments); followed: segments written since are read for documents above the last
@@ -59,11 +60,18 @@ const SKIP = 128;
 
 /**
  * Phrases whose counts are kept for a repeated search (each 12 bytes per docid: 1.2 MB at 100k):
- * a first search of two words in most entries still costs about 30 ms of CPU at 100k.
+ * a first search of a phrase of words in most entries, other than two common terms (`paired`),
+ * still costs tens of ms of CPU at 100k.
  */
 const MAX_PHRASES = 4;
 /** Spare count arrays and flag arrays kept between searches, of each. */
 const MAX_SPARE = 4;
+
+/**
+ * The most frequent terms (by bytes of postings at build time) whose adjacent pairs keep their own
+ * postings, so that a phrase of two of them is one short read instead of two long position lists.
+ */
+const COMMON = 16;
 
 /** Past the last posting. */
 const END = 2 ** 31;
@@ -75,8 +83,11 @@ const ASCII_WORD = /^[\x21-\x7e]+$/;
 const COLUMN = 2 ** 32;
 
 class Bytes {
-  data = new Uint8Array(1 << 16);
+  data: Uint8Array;
   length = 0;
+  constructor(size = 1 << 16) {
+    this.data = new Uint8Array(size);
+  }
   varint(v: number): void {
     if (this.length + 10 > this.data.length) {
       // Doubling up to 8 MB, then by an eighth at a time: no single copy of tens of megabytes
@@ -184,6 +195,19 @@ interface State {
   pos: Bytes;
   /** Column lengths by docid. */
   len: [Uint32Array, Uint32Array];
+  /** The common pairs' postings (see `paired`), or undefined when not kept (a common term mixed). */
+  pairs: Pairs | undefined;
+}
+
+/**
+ * Per pair of common terms (first * COMMON + second), its documents with the pair adjacent in
+ * one column: varints of the docid gap, the occurrences in the title, those in the content.
+ */
+interface Pairs {
+  /** The common terms, and each one's place among them by term id. */
+  terms: number[];
+  rank: Map<number, number>;
+  lists: Map<number, { bytes: Bytes; last: number }>;
 }
 
 /** One phrase's occurrences per docid, the documents that have it, and per column how many (matchinfo's 'x'). */
@@ -535,6 +559,34 @@ function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Cou
   }
 }
 
+/**
+ * The counts of a phrase of two common terms from their pair's postings; false when the phrase is
+ * not one (a prefix, other words, no pairs kept).
+ */
+function pairCounts(s: State, phrase: Phrase, c: Counts): boolean {
+  const pairs = s.pairs;
+  if (!pairs || phrase.prefix || phrase.words.length !== 2) return false;
+  const a = pairs.rank.get(s.ids.get(phrase.words[0]!) ?? -1);
+  const b = pairs.rank.get(s.ids.get(phrase.words[1]!) ?? -1);
+  if (a === undefined || b === undefined) return false;
+  const list = pairs.lists.get(a * COMMON + b);
+  if (!list) return true;
+  const data = list.bytes.data;
+  cursor = 0;
+  let d = -1;
+  while (cursor < list.bytes.length) {
+    d += varint(data);
+    const tf0 = varint(data);
+    const tf1 = varint(data);
+    c.docs[c.found++] = d;
+    c.tf0s[d] = tf0;
+    c.tf1s[d] = tf1;
+    if (tf0 > 0) c.withHit[0]++;
+    if (tf1 > 0) c.withHit[1]++;
+  }
+  return true;
+}
+
 /** The phrase's counts from the starts left: per column, and the documents with any. */
 function counted(keys: Float64Array, cands: Uint32Array, off: Int32Array, len: Int32Array, c: Counts): void {
   for (let j = 0; j < cands.length; j++) {
@@ -673,7 +725,105 @@ function emptyState(epoch: number, totals: Totals): State {
     bytes: new Bytes(),
     pos: new Bytes(),
     len: [new Uint32Array(1024), new Uint32Array(1024)],
+    pairs: undefined,
   };
+}
+
+/**
+ * Adds the documents above `after` to the common pairs' postings (choosing the common terms on
+ * the first build): the common terms' positions read document at a time, each position marked
+ * with its term, then every position whose next one holds a common term counted for the pair.
+ * Yields every DOCS_PER_STEP documents.
+ */
+function* paired(s: State, after: number): Generator<void, void> {
+  if (after < 0) {
+    const weight = (t: number): number => {
+      let sum = 0;
+      for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
+      return sum;
+    };
+    const byWeight = s.terms.map((_, t) => t).filter((t) => !s.mixed[t]);
+    const weights = byWeight.map(weight);
+    const order = byWeight.map((_, i) => i).sort((a, b) => weights[b]! - weights[a]! || a - b);
+    const terms = order.slice(0, COMMON).map((i) => byWeight[i]!);
+    s.pairs = { terms, rank: new Map(terms.map((t, i) => [t, i])), lists: new Map() };
+  }
+  const pairs = s.pairs;
+  if (!pairs) return;
+  if (pairs.terms.some((t) => s.mixed[t])) {
+    s.pairs = undefined;
+    return;
+  }
+  const words = pairs.terms.map((t) => new WordPostings(s, [t]));
+  for (const w of words) w.seek(after + 1);
+  const pos = s.pos.data;
+  let mark = new Uint8Array(1024);
+  // The current document's common positions (keys as startsOf writes them) and each one's term.
+  let keys = new Float64Array(1024);
+  let wordOf = new Uint8Array(1024);
+  // Per pair and column, the document's count; the pairs counted, to write and zero.
+  const tf = new Uint32Array(2 * COMMON * COMMON);
+  const touched = new Int32Array(COMMON * COMMON);
+  const lists: ({ bytes: Bytes; last: number } | undefined)[] = Array.from({ length: COMMON * COMMON }, (_, pair) => pairs.lists.get(pair));
+  for (let docs = 1; ; docs++) {
+    let d = END;
+    for (const w of words) if (w.docid < d) d = w.docid;
+    if (d === END) {
+      // After a build, what growing left unused given back (a sixteenth kept as room); a follow
+      // copies nothing (a copy of every list on each write cost the search after it).
+      if (after < 0) for (const list of pairs.lists.values()) list.bytes.data = list.bytes.data.slice(0, list.bytes.length + Math.max(64, list.bytes.length >> 4));
+      return;
+    }
+    const l0 = s.len[0][d]!;
+    const size = l0 + s.len[1][d]! + 2;
+    if (size > mark.length) mark = new Uint8Array(2 * size);
+    let m = 0;
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      if (w.docid !== d) continue;
+      const n = w.starts(pos, 0);
+      if (m + n > keys.length) {
+        const more = new Float64Array(2 * (m + n));
+        more.set(keys.subarray(0, m));
+        keys = more;
+        const of = new Uint8Array(2 * (m + n));
+        of.set(wordOf.subarray(0, m));
+        wordOf = of;
+      }
+      const from = w.keys;
+      // Title positions at p, content ones after the title's (l0 + 1 + p): never adjacent across.
+      for (let x = 0; x < n; x++) {
+        const k = from[x]!;
+        keys[m] = k;
+        wordOf[m++] = i;
+        mark[k < COLUMN ? k : l0 + 1 + (k - COLUMN)] = i + 1;
+      }
+    }
+    let pairsIn = 0;
+    for (let x = 0; x < m; x++) {
+      const k = keys[x]!;
+      const next = mark[(k < COLUMN ? k : l0 + 1 + (k - COLUMN)) + 1]!;
+      if (next === 0) continue;
+      const pair = wordOf[x]! * COMMON + next - 1;
+      if (tf[2 * pair] === 0 && tf[2 * pair + 1] === 0) touched[pairsIn++] = pair;
+      const c = 2 * pair + (k < COLUMN ? 0 : 1);
+      tf[c] = tf[c]! + 1;
+    }
+    mark.fill(0, 0, size);
+    for (let j = 0; j < pairsIn; j++) {
+      const pair = touched[j]!;
+      let list = lists[pair];
+      if (!list) pairs.lists.set(pair, (list = lists[pair] = { bytes: new Bytes(64), last: -1 }));
+      list.bytes.varint(d - list.last);
+      list.bytes.varint(tf[2 * pair]!);
+      list.bytes.varint(tf[2 * pair + 1]!);
+      list.last = d;
+      tf[2 * pair] = 0;
+      tf[2 * pair + 1] = 0;
+    }
+    for (const w of words) if (w.docid === d) w.next();
+    if (docs % DOCS_PER_STEP === 0) yield;
+  }
 }
 
 export class TermIndex {
@@ -733,7 +883,9 @@ export class TermIndex {
       s.sorted.byteLength +
       s.len[0].byteLength +
       s.len[1].byteLength;
-    return typed + strings + s.terms.length * 48;
+    let pairs = 0;
+    for (const list of s.pairs?.lists.values() ?? []) pairs += list.bytes.data.byteLength + 64;
+    return typed + strings + s.terms.length * 48 + pairs;
   }
 
   private current(tx: ReadTx): State | undefined {
@@ -955,6 +1107,7 @@ export class TermIndex {
     for (const d of added) if (d > s.upto) s.upto = d;
     s.totals = totals;
     if (s.terms.length > termsBefore) s.sorted = this.merged(s, termsBefore);
+    yield* paired(s, after);
     return true;
   }
 
@@ -1429,7 +1582,8 @@ export class TermIndex {
       if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
       else {
         if (saved) taken.counts.push(saved.counts);
-        c = this.phraseCounts(s, phrase.words, phrase.prefix, spare.counts.pop() ?? emptyCounts(size), (spare.starts ??= startBuffers(size)));
+        c = spare.counts.pop() ?? emptyCounts(size);
+        if (!pairCounts(s, phrase, c)) c = this.phraseCounts(s, phrase.words, phrase.prefix, c, (spare.starts ??= startBuffers(size)));
       }
       this.phrases.delete(key);
       this.phrases.set(key, { s, n: s.totals.n, counts: c });

@@ -433,6 +433,46 @@ describe('ranked search against a plain reference', function () {
     for (const name of arrays) assert.equal(terms.state[name]!.data, built.get(name), `${name} was copied`);
   });
 
+  it('answers phrases of two frequent words from their pair postings as full BM25 does, in the title or the content, through appends', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const l = await open(file);
+    const words = vocabulary(rng(5), 400);
+    const [w0, w1, w2, w3] = [words[0]!, words[1]!, words[2]!, words[3]!];
+    const docs = makeCorpus(500, 9, words);
+    // The pairs in the title only, in the content only, across the two columns (no phrase), repeated.
+    const extra = (k: number, title: string, content: string): Doc => ({ id: `pair-${k}`, title, content, createdAt: new Date(BASE + 10 ** 7 + k).toISOString(), seq: 0 });
+    docs.push(extra(0, `Cache ${w0} ${w1} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${w0} ${w1} ${w0} ${w1} ${w1} ${w0}`), extra(2, `Queue ${w0}`, `${w1} cache`));
+    let seq = await writeDocs(l, docs);
+    const queries = [
+      `"${w0} ${w1}"`,
+      `"${w1} ${w0}"`,
+      `"${w0} ${w0}"`,
+      `"${w2} ${w3}"`,
+      `"${w3} ${w2}"`,
+      `"${w0} ${w1.slice(0, 2)}*"`,
+      `"${w0} ${w1} ${w2}"`,
+      `"${w0} ${w1}" cache`,
+      `${w2} -"${w0} ${w1}"`,
+      `"${w2} ${w0}" OR queue`,
+    ];
+    const n = queries.length * 2;
+    assert.equal(await compareAll(l, docs, queries, 'first'), n);
+    const pairs = (l.progress as unknown as { terms: { state: { pairs?: { terms: number[]; lists: Map<number, unknown> } } } }).terms.state.pairs;
+    assert.ok(pairs && pairs.terms.length > 4 && pairs.lists.size > 4, 'the frequent words pairs are kept');
+
+    // Entries appended by another handle, with the pairs in each column: followed, not rebuilt.
+    const b = await open(file);
+    const more = [...makeCorpus(40, 10, words), extra(3, `${w1} ${w0} ${w1}`, 'cache'), extra(4, 'queue', `${w2} ${w3} ${w2} ${w3}`)];
+    seq = await writeDocs(b, more, seq);
+    docs.push(...more);
+    await b.progress.flushIndex();
+    assert.equal(await compareAll(l, docs, queries, 'appended'), n);
+    assert.deepEqual([termStats(l).builds, termStats(l).declined], [1, 0]);
+    assert.ok(termStats(l).followed > 0);
+    assert.ok(seq > docs.length - 1);
+  });
+
   it('ranks within a project that holds part of the ledger the same way', async () => {
     const dir = tempDir();
     const l = await open(path.join(dir, 'data.db'));
