@@ -207,7 +207,21 @@ interface Pairs {
   /** The common terms, and each one's place among them by term id. */
   terms: number[];
   rank: Map<number, number>;
-  lists: Map<number, { bytes: Bytes; last: number }>;
+  /** By pair; undefined for a pair never seen adjacent. */
+  lists: ({ bytes: Bytes; last: number } | undefined)[];
+  /** `paired`'s work arrays, kept from one follow (one write) to the next; zeroed after each document. */
+  work: PairWork;
+}
+
+interface PairWork {
+  /** Per position of the current document, its common term plus one. */
+  mark: Uint8Array;
+  /** The current document's common positions (keys as startsOf writes them), and each one's term. */
+  keys: Float64Array;
+  wordOf: Uint8Array;
+  /** Per pair and column, the current document's count; the pairs counted, to write and zero. */
+  tf: Uint32Array;
+  touched: Int32Array;
 }
 
 /** One phrase's occurrences per docid, the documents that have it, and per column how many (matchinfo's 'x'). */
@@ -569,7 +583,7 @@ function pairCounts(s: State, phrase: Phrase, c: Counts): boolean {
   const a = pairs.rank.get(s.ids.get(phrase.words[0]!) ?? -1);
   const b = pairs.rank.get(s.ids.get(phrase.words[1]!) ?? -1);
   if (a === undefined || b === undefined) return false;
-  const list = pairs.lists.get(a * COMMON + b);
+  const list = pairs.lists[a * COMMON + b];
   if (!list) return true;
   const data = list.bytes.data;
   cursor = 0;
@@ -746,7 +760,18 @@ function* paired(s: State, after: number): Generator<void, void> {
     const weights = byWeight.map(weight);
     const order = byWeight.map((_, i) => i).sort((a, b) => weights[b]! - weights[a]! || a - b);
     const terms = order.slice(0, COMMON).map((i) => byWeight[i]!);
-    s.pairs = { terms, rank: new Map(terms.map((t, i) => [t, i])), lists: new Map() };
+    s.pairs = {
+      terms,
+      rank: new Map(terms.map((t, i) => [t, i])),
+      lists: new Array<undefined>(COMMON * COMMON).fill(undefined),
+      work: {
+        mark: new Uint8Array(1024),
+        keys: new Float64Array(1024),
+        wordOf: new Uint8Array(1024),
+        tf: new Uint32Array(2 * COMMON * COMMON),
+        touched: new Int32Array(COMMON * COMMON),
+      },
+    };
   }
   const pairs = s.pairs;
   if (!pairs) return;
@@ -757,26 +782,21 @@ function* paired(s: State, after: number): Generator<void, void> {
   const words = pairs.terms.map((t) => new WordPostings(s, [t]));
   for (const w of words) w.seek(after + 1);
   const pos = s.pos.data;
-  let mark = new Uint8Array(1024);
-  // The current document's common positions (keys as startsOf writes them) and each one's term.
-  let keys = new Float64Array(1024);
-  let wordOf = new Uint8Array(1024);
-  // Per pair and column, the document's count; the pairs counted, to write and zero.
-  const tf = new Uint32Array(2 * COMMON * COMMON);
-  const touched = new Int32Array(COMMON * COMMON);
-  const lists: ({ bytes: Bytes; last: number } | undefined)[] = Array.from({ length: COMMON * COMMON }, (_, pair) => pairs.lists.get(pair));
+  const { work, lists } = pairs;
+  const { tf, touched } = work;
+  let { mark, keys, wordOf } = work;
   for (let docs = 1; ; docs++) {
     let d = END;
     for (const w of words) if (w.docid < d) d = w.docid;
     if (d === END) {
       // After a build, what growing left unused given back (a sixteenth kept as room); a follow
       // copies nothing (a copy of every list on each write cost the search after it).
-      if (after < 0) for (const list of pairs.lists.values()) list.bytes.data = list.bytes.data.slice(0, list.bytes.length + Math.max(64, list.bytes.length >> 4));
+      if (after < 0) for (const list of lists) if (list) list.bytes.data = list.bytes.data.slice(0, list.bytes.length + Math.max(64, list.bytes.length >> 4));
       return;
     }
     const l0 = s.len[0][d]!;
     const size = l0 + s.len[1][d]! + 2;
-    if (size > mark.length) mark = new Uint8Array(2 * size);
+    if (size > mark.length) mark = work.mark = new Uint8Array(2 * size);
     let m = 0;
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
@@ -785,10 +805,10 @@ function* paired(s: State, after: number): Generator<void, void> {
       if (m + n > keys.length) {
         const more = new Float64Array(2 * (m + n));
         more.set(keys.subarray(0, m));
-        keys = more;
+        keys = work.keys = more;
         const of = new Uint8Array(2 * (m + n));
         of.set(wordOf.subarray(0, m));
-        wordOf = of;
+        wordOf = work.wordOf = of;
       }
       const from = w.keys;
       // Title positions at p, content ones after the title's (l0 + 1 + p): never adjacent across.
@@ -813,7 +833,7 @@ function* paired(s: State, after: number): Generator<void, void> {
     for (let j = 0; j < pairsIn; j++) {
       const pair = touched[j]!;
       let list = lists[pair];
-      if (!list) pairs.lists.set(pair, (list = lists[pair] = { bytes: new Bytes(64), last: -1 }));
+      if (!list) list = lists[pair] = { bytes: new Bytes(64), last: -1 };
       list.bytes.varint(d - list.last);
       list.bytes.varint(tf[2 * pair]!);
       list.bytes.varint(tf[2 * pair + 1]!);
@@ -884,7 +904,7 @@ export class TermIndex {
       s.len[0].byteLength +
       s.len[1].byteLength;
     let pairs = 0;
-    for (const list of s.pairs?.lists.values() ?? []) pairs += list.bytes.data.byteLength + 64;
+    for (const list of s.pairs?.lists ?? []) if (list) pairs += list.bytes.data.byteLength + 64;
     return typed + strings + s.terms.length * 48 + pairs;
   }
 
