@@ -126,6 +126,8 @@ interface PendingWrite {
  */
 const LINGER_MAX_HOLD_MS = 1_000;
 const LINGER_YIELD_MS = 5;
+/** How long a handle holding the lock trusts what it last saw of the files without a stat (filesCurrent). */
+const FILES_TRUST_MS = 250;
 
 /** Results of writes with an id are kept this long: a client retries within seconds. */
 const WRITE_RESULT_TTL_MS = 10 * 60_000;
@@ -172,7 +174,12 @@ function scanRecords(bytes: Buffer): { records: JournalRecord[]; damagedBytes: n
   return { records, damagedBytes };
 }
 const READ_CHUNK = 8 << 20;
-const PRAGMAS = 'PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;';
+// The database lives in this process's memory alone (sql.js), so it is opened with an exclusive lock
+// (locking_mode=EXCLUSIVE): in the default mode SQLite takes and drops its file lock around every
+// statement outside a transaction and every transaction, and each time asks sql.js's in-memory file
+// system whether a hot journal exists, which answers "no" by throwing and catching an error in
+// JavaScript. That was about 20 us of every write and of every read (bench/results/lock-mode.md).
+const PRAGMAS = 'PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA locking_mode=EXCLUSIVE;';
 
 interface OpenJournal {
   fd: number;
@@ -246,6 +253,12 @@ export class SqliteEngine {
   private readonly lock: FileLock;
   /** With lockLingerMs: when the lock was taken, the timer that lets it go, and no taking it before `lockYieldUntil`. */
   private lockTakenAt = 0;
+  /**
+   * When this handle last saw the ledger's files as it knows them (journal, generation), under the
+   * lock it still holds: a catch-up or its own commit (0: not since the lock was last released).
+   * See filesCurrent().
+   */
+  private filesSeenAt = 0;
   private lingerTimer: NodeJS.Timeout | undefined;
   private lockYieldUntil = 0;
   private readonly mutex = new Mutex();
@@ -349,7 +362,9 @@ export class SqliteEngine {
     if (batch.length === 0) return;
     try {
       this.assertUsable();
-      this.checkFolder();
+      // Before a lock file is made in the folder; a lock kept from the last write makes nothing,
+      // and commitLocked checks the folder again under it.
+      if (!this.lock.held) this.checkFolder();
       await this.takeLock();
     } catch (err) {
       this.releaseLock();
@@ -409,6 +424,17 @@ export class SqliteEngine {
     // A lock kept (lockLingerMs) while the ledger's folder was replaced leaves the lock file at its
     // path to its new owner: release() removes only this handle's own.
     this.lock.release();
+    this.filesSeenAt = 0;
+  }
+
+  /**
+   * Whether the ledger's files are still as this handle last saw them, without a stat: it has held
+   * the lock ever since (every writer takes it to append or rotate, so nothing else wrote), and
+   * only briefly (FILES_TRUST_MS: a lock held far longer, say across a suspended machine, may have
+   * been broken as stale by another process, whose writes the next catch-up must then read).
+   */
+  private filesCurrent(): boolean {
+    return this.lock.held && this.filesSeenAt >= this.lockTakenAt && Date.now() - this.filesSeenAt < FILES_TRUST_MS;
   }
 
   /** Writes a snapshot now and starts a new journal. Returns false when there was nothing to do. */
@@ -929,8 +955,10 @@ export class SqliteEngine {
     let settled: Array<{ item: PendingWrite; ok: boolean; value: unknown }> = [];
     try {
       this.checkFolder();
-      this.catchUp(true);
-      this.ensureJournalLocked();
+      if (!this.filesCurrent()) {
+        this.catchUp(true);
+        this.ensureJournalLocked();
+      }
       this.assertUsable();
     } catch (err) {
       for (const item of batch) item.reject(err);
@@ -940,19 +968,19 @@ export class SqliteEngine {
     const ops: Op[] = [];
     const tx = this.writeTx(ops);
     const now = Date.now();
-    this.db.run('BEGIN');
+    this.control('BEGIN');
     let keyed = 0;
     for (const item of batch) {
       const mark = ops.length;
-      this.db.run('SAVEPOINT w');
+      this.control('SAVEPOINT w');
       try {
         const value = this.runWrite(item, tx, now);
-        this.db.run('RELEASE w');
+        this.control('RELEASE w');
         settled.push({ item, ok: true, value });
         if (item.key) keyed++;
       } catch (err) {
-        this.db.run('ROLLBACK TO w');
-        this.db.run('RELEASE w');
+        this.control('ROLLBACK TO w');
+        this.control('RELEASE w');
         ops.length = mark;
         settled.push({ item, ok: false, value: err });
       }
@@ -962,7 +990,7 @@ export class SqliteEngine {
       tx.run('DELETE FROM _write_results WHERE at < ?', [now - WRITE_RESULT_TTL_MS]);
     }
     if (ops.length === 0) {
-      this.db.run('COMMIT');
+      this.control('COMMIT');
       for (const s of settled) (s.ok ? s.item.resolve : s.item.reject)(s.value);
       return;
     }
@@ -974,7 +1002,7 @@ export class SqliteEngine {
       writeAllSync(journal.fd, record, journal.offset);
       fs.fdatasyncSync(journal.fd);
     } catch (err) {
-      this.db.run('ROLLBACK');
+      this.control('ROLLBACK');
       try {
         fs.ftruncateSync(journal.fd, journal.offset);
       } catch {
@@ -989,8 +1017,9 @@ export class SqliteEngine {
       for (const s of settled) s.item.reject(s.value);
       return;
     }
-    this.db.run('COMMIT');
+    this.control('COMMIT');
     journal.offset += record.length;
+    this.filesSeenAt = Date.now();
     this.lastSeq = seq;
     this.changes = changes;
     this.ownSeq = seq;
@@ -1300,6 +1329,11 @@ export class SqliteEngine {
     this.statements.clear();
   }
 
+  /** A transaction control statement (BEGIN, COMMIT, SAVEPOINT...), prepared once: db.run parses it every time. */
+  private control(sql: string): void {
+    this.statement(sql).run();
+  }
+
   private statement(sql: string): Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
@@ -1371,7 +1405,8 @@ export class SqliteEngine {
       this.catchUpQueued = true;
       setImmediate(() => {
         this.catchUpQueued = false;
-        if (this.closed) return;
+        // Our own append woke the watcher: under a lock held since, no other process wrote.
+        if (this.closed || this.filesCurrent()) return;
         try {
           this.catchUp(false);
         } catch (err) {

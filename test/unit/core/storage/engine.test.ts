@@ -52,6 +52,20 @@ describe('storage engine', () => {
     while (opened.length > 0) await opened.pop()!.close();
   });
 
+  it('holds its in-memory database in exclusive locking mode, also after a snapshot reopened it', async () => {
+    // sql.js's database is this process's alone; in the default mode SQLite takes and drops its lock
+    // around every statement and transaction, asking the in-memory file system for a hot journal each time.
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const mode = (): unknown => a.read((tx) => tx.get<{ locking_mode: string }>('PRAGMA locking_mode'))?.locking_mode;
+    assert.equal(mode(), 'exclusive');
+    await put(a, 'k', 'v');
+    assert.equal(await a.checkpoint(), true);
+    assert.equal(mode(), 'exclusive');
+    await put(a, 'k2', 'v2');
+    assert.deepEqual(all(a), { k: 'v', k2: 'v2' });
+  });
+
   it('keeps every acknowledged write across a reopen, from the journal alone', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file);
