@@ -156,10 +156,16 @@ export class SqliteProgressStore implements ProgressStore {
 
   async insertEntry(entry: NewEntry): Promise<void> {
     await this.engine.write((tx) => {
-      if (tx.get('SELECT 1 AS x FROM log_entries WHERE id = ?', [entry.id])) {
-        throw new LedgerError('conflict', `An entry with id ${entry.id} already exists`, { retryable: true });
+      // The id's UNIQUE index refuses a duplicate (a query first cost every write a statement);
+      // the write's savepoint undoes the project row it may have added.
+      try {
+        insertRow(tx, entry);
+      } catch (err) {
+        if (/UNIQUE constraint failed: log_entries\.id\b/.test(err instanceof Error ? err.message : '')) {
+          throw new LedgerError('conflict', `An entry with id ${entry.id} already exists`, { retryable: true });
+        }
+        throw err;
       }
-      insertRow(tx, entry);
     });
     this.scheduleIndexing();
   }

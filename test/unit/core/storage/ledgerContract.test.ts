@@ -81,6 +81,9 @@ function contract(backend: 'sqlite' | 'host' | 'postgres', factory: () => Factor
         agentId: 'claude',
       });
       await rejects(l.progress.insertEntry({ id: 'e1', projectId: 'app', title: 'x', content: 'y', createdAt: T(2), tags: [], agentId: null }), 'conflict');
+      // In a project of its own: refused all the same, and the project is not left behind.
+      await rejects(l.progress.insertEntry({ id: 'e1', projectId: 'fresh', title: 'x', content: 'y', createdAt: T(2), tags: ['t'], agentId: null }), 'conflict');
+      assert.ok(!(await l.progress.listProjects()).some((p) => p.projectId === 'fresh'), 'no project left by a refused entry');
       const got = await l.progress.getEntry('app', 'e1');
       assert.equal(got?.title, 'Fixed OAuth login');
       assert.deepEqual(got?.tags, ['auth', 'Bug']);
