@@ -187,7 +187,11 @@ export class HostConnection {
     }
   }
 
-  /** Sends a request, again to the next host when the connection is lost; the host's own errors are thrown as they are. */
+  /**
+   * Sends a request, again to the next host when the connection is lost; the host's own errors are
+   * thrown as they are. A call's `fresh` is cleared before it is sent again: the lost host may have
+   * applied it.
+   */
   async request<T>(method: string, params: unknown): Promise<T> {
     const deadline = Date.now() + (this.options.reachTimeoutMs ?? 30_000);
     for (;;) {
@@ -198,6 +202,7 @@ export class HostConnection {
       } catch (err) {
         if (err instanceof ResponseError && err.code === LEDGER_ERROR_CODE) throw toLedgerError(err);
         // Lost the host: forget this connection and send the same request to the next one.
+        if (typeof params === 'object' && params !== null && 'fresh' in params) (params as CallParams).fresh = false;
         this.forget(live);
         live.connection.dispose();
         if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
@@ -209,7 +214,7 @@ export class HostConnection {
   }
 
   async call(store: StoreName, method: string, args: unknown[]): Promise<unknown> {
-    const params: CallParams = { id: randomUUID(), store, method, args: toWire(args) as unknown[] };
+    const params: CallParams = { id: randomUUID(), fresh: true, store, method, args: toWire(args) as unknown[] };
     const answer = await this.request<Wrapped>(METHODS.call, params);
     if (answer.w) this.wrote = true;
     this.tell(answer);

@@ -144,6 +144,12 @@ export type HelloResult =
 export interface CallParams {
   /** Carried with the call's writes: a retried call with the same id is not applied twice. */
   id: string;
+  /**
+   * True on the call's first sending only (the client clears it before sending it again): none of
+   * its writes can have been applied, so the host does not look for them. Absent (an older
+   * client): looked for, as before.
+   */
+  fresh?: boolean;
   store: StoreName;
   method: string;
   /** Encoded with `toWire` (undefined kept). */

@@ -437,7 +437,7 @@ class Host {
     const args = fromWire(params.args) as unknown[];
     const ledger = await this.ledger!;
     const store = ledger[params.store as StoreName] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-    const context = { id: params.id, n: 0, origin: client.id };
+    const context = { id: params.id, n: 0, origin: client.id, fresh: params.fresh === true };
     const value = await writeContext.run(context, () => store[params.method]!(...args));
     const answer: Wrapped = value === undefined ? {} : { v: toWire(value) };
     if (context.n > 0) answer.w = true;

@@ -11,6 +11,11 @@ export interface WriteContext {
   n: number;
   /** Who asked (a host's connection number): change events tell a client its own writes. */
   origin: number;
+  /**
+   * The call is sent for the first time (its client says so), so none of its writes can have been
+   * applied before: the engine does not look its keys up in `_write_results`, only records them.
+   */
+  fresh?: boolean;
 }
 
 export const writeContext = new AsyncLocalStorage<WriteContext>();

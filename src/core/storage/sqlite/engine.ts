@@ -114,6 +114,8 @@ interface PendingWrite {
   fn: (tx: WriteTx) => unknown;
   maintenance: boolean;
   key: string | undefined;
+  /** The key's call is sent for the first time (WriteContext.fresh): nothing to look up. */
+  fresh: boolean;
   origin: number | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -343,7 +345,15 @@ export class SqliteEngine {
     const ctx = writeContext.getStore();
     const key = ctx ? `${ctx.id}:${ctx.n++}` : undefined;
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, maintenance: options.maintenance === true, key, origin: ctx?.origin, resolve: resolve as (value: unknown) => void, reject });
+      this.pending.push({
+        fn,
+        maintenance: options.maintenance === true,
+        key,
+        fresh: ctx?.fresh === true,
+        origin: ctx?.origin,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       if (this.drainQueued) return;
       this.drainQueued = true;
       // The commit waits for the event loop's check phase: the calls of every client whose request
@@ -941,6 +951,7 @@ export class SqliteEngine {
         fn,
         maintenance: options.maintenance === true,
         key: undefined,
+        fresh: false,
         origin: undefined,
         resolve: (value) => (outcome = { ok: true, value: value as T }),
         reject: (error) => (outcome = { ok: false, error }),
@@ -1033,7 +1044,7 @@ export class SqliteEngine {
   /** One write inside its savepoint; with a key, answered from `_write_results` if it was applied before. */
   private runWrite(item: PendingWrite, tx: WriteTx, now: number): unknown {
     if (!item.key) return item.fn(tx);
-    const done = tx.get<{ result: string }>('SELECT result FROM _write_results WHERE id = ?', [item.key]);
+    const done = item.fresh ? undefined : tx.get<{ result: string }>('SELECT result FROM _write_results WHERE id = ?', [item.key]);
     if (done) return (JSON.parse(done.result) as { v?: unknown }).v;
     const value = item.fn(tx);
     tx.run('INSERT INTO _write_results (id, result, at) VALUES (?, ?, ?)', [item.key, JSON.stringify({ v: value }), now]);

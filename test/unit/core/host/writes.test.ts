@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { isLedgerError } from '../../../../src/core/errors';
-import { openHostLedger } from '../../../../src/core/host/client';
+import { HostConnection, openHostLedger } from '../../../../src/core/host/client';
 import { METHODS, toWire, fromWire, type CallParams, type Wrapped } from '../../../../src/core/host/protocol';
 import { openLedger } from '../../../../src/core/storage/openLedger';
 import { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
@@ -88,6 +88,52 @@ describe('ledger host writes', function () {
     } finally {
       await ledger.close();
     }
+  });
+
+  it('records the writes of a call sent for the first time without looking them up, so that its retry is still answered', async () => {
+    const file = path.join(tempDir(), 'l.db');
+    const ledger = await openLedger({ file, checkpoint: false });
+    try {
+      const entry = { id: 'e1', projectId: 'p', title: 'once', content: 'x', createdAt: T, tags: [], agentId: null };
+      const id = randomUUID();
+      await writeContext.run({ id, n: 0, origin: 1, fresh: true }, () => ledger.progress.insertEntry(entry));
+      const seq = (await ledger.stats()).seq;
+      // Sent again (fresh cleared, as the client does): answered from the first result.
+      await writeContext.run({ id, n: 0, origin: 1, fresh: false }, () => ledger.progress.insertEntry(entry));
+      assert.equal((await ledger.stats()).seq, seq);
+      // Fresh means not looked up: the same id claimed fresh again is run again, and refused as a duplicate entry.
+      await assert.rejects(
+        writeContext.run({ id, n: 0, origin: 1, fresh: true }, () => ledger.progress.insertEntry(entry)),
+        (err: unknown) => isLedgerError(err) && err.code === 'conflict',
+      );
+      assert.equal((await ledger.stats()).seq, seq);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('a client sends a call fresh the first time only: sent again after losing its host, it asks for a lookup', async () => {
+    const client = new HostConnection({ file: path.join(tempDir(), 'l.db'), start: false });
+    const sent: CallParams[] = [];
+    // The transport stands in for two hosts: the first is lost before it answers, the second answers.
+    const live = () => ({
+      socket: { ref() {}, unref() {} },
+      connection: {
+        sendRequest: async (_method: string, params: CallParams) => {
+          sent.push({ ...params });
+          if (sent.length === 1) throw new Error('connection lost');
+          return { v: toWire('ok') };
+        },
+        dispose() {},
+      },
+    });
+    (client as unknown as { connection: () => Promise<unknown> }).connection = async () => live();
+    assert.equal(await client.call('progress', 'insertEntry', [{ id: 'e1' }]), 'ok');
+    assert.deepEqual(
+      sent.map((p) => p.fresh),
+      [true, false],
+    );
+    assert.equal(sent[0]!.id, sent[1]!.id, 'the same call id both times');
   });
 
   it('through a host: the same call sent twice is applied once and both get its answer', async () => {
