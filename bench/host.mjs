@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
+import { loadAverage } from './loadAverage.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -298,11 +299,7 @@ async function logRows(servers, db) {
   });
 }
 
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(', ');
+const load = () => loadAverage(', ');
 
 async function main() {
   const loadBefore = load();

@@ -31,6 +31,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createCorpus } from './corpus.mjs';
 import { loadHarness } from './harnessLoader.mjs';
+import { loadAverage } from './loadAverage.mjs';
 
 const benchDir = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(benchDir, '..');
@@ -233,10 +234,7 @@ async function main() {
         ),
       )} | ${ms(Math.max(...distinct.map((r) => r.ms)))} | ≤ 100 | ${med <= 100 ? 'yes' : '**no**'} |`,
     );
-    const loadAvg = os
-      .loadavg()
-      .map((x) => x.toFixed(1))
-      .join(' / ');
+    const loadAvg = loadAverage();
     lines.push(
       '',
       `code-server's VS Code in headless Chromium; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`,

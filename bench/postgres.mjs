@@ -20,6 +20,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createDatabase, startCluster } from './pgCluster.mjs';
+import { loadAverage } from './loadAverage.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const argv = process.argv.slice(2);
@@ -165,12 +166,7 @@ async function main() {
   const lines = [
     `# PostgreSQL beside the embedded engine (${new Date().toISOString().slice(0, 16)}Z${QUICK ? ', quick' : ''})`,
     '',
-    `${os.cpus().length} cores, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(
-        ' ',
-      )}; PostgreSQL ${version} ${GIVEN_URL ? '(given server)' : 'throwaway cluster on 127.0.0.1, fsync and synchronous_commit on'}; the embedded journal fdatasynced per write.`,
+    `${os.cpus().length} cores, load average ${loadAverage(' ')}; PostgreSQL ${version} ${GIVEN_URL ? '(given server)' : 'throwaway cluster on 127.0.0.1, fsync and synchronous_commit on'}; the embedded journal fdatasynced per write.`,
     'Through real MCP clients over stdio to dist/server.js, one server per backend, alternating blocks of 100 calls; latency in the client, ms.',
     '',
     '| operation | backend | calls | p50 ms | p95 ms | calls/s |',

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { BENCH_PROJECT, createCorpus } from './corpus.mjs';
+import { loadAverage } from './loadAverage.mjs';
 import { createDatabase, startCluster } from './pgCluster.mjs';
 
 const benchDir = path.dirname(new URL(import.meta.url).pathname);
@@ -457,10 +458,7 @@ async function main() {
   lines.push('', `### log_progress at ${SIZE.toLocaleString('en-US')} entries (p50 of ${LOG_CALLS}, alternating blocks of 50; ms)`, '');
   lines.push(`| ${[...names, ...(oursAt > 0 ? ['ratio (this / baseline)'] : [])].join(' | ')} |`, `|${[...names, ...(oursAt > 0 ? [''] : [])].map(() => '---').join('|')}|`);
   lines.push(`| ${[...lp.map(ms), ...(oursAt > 0 ? [(lp[oursAt] / lp[0]).toFixed(2)] : [])].join(' | ')} |`);
-  const loadAvg = os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' / ');
+  const loadAvg = loadAverage();
   lines.push(
     '',
     `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`,
