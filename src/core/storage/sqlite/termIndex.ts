@@ -534,11 +534,12 @@ function intersected(keys: Float64Array, n: number, other: Float64Array, m: numb
  * docid any of them is at), and in a document they all have, the rarest word's starts kept
  * where every other word confirms them. `order`: the words, rarest first.
  */
-function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Counts): void {
+function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Counts, from = 0): void {
   const words = order.map((i) => new WordPostings(s, termsOf[i]!));
   const lead = words[0]!;
   const pos = s.pos.data;
-  let target = -1;
+  // From a docid on (the documents appended since the counts were made): the lead word seeks it first.
+  let target = from > 0 ? from : -1;
   for (;;) {
     if (!(target < 0 ? lead.next() : lead.seek(target))) return;
     target = lead.docid;
@@ -851,7 +852,7 @@ export class TermIndex {
   /** The epoch and document count at which building or following failed its checks. */
   private failed: { epoch: number; n: number } | undefined;
   /** Searches answered here, and declined (the saved hits answered them: while building, entries pending, a failed check). */
-  readonly stats = { builds: 0, followed: 0, answered: 0, declined: 0 };
+  readonly stats = { builds: 0, followed: 0, answered: 0, declined: 0, phrasesExtended: 0 };
   /** True while prepareInSteps builds the index: searches are left to the saved hits meanwhile. */
   building = false;
   /** Work done between two pauses of prepareInSteps, in milliseconds. */
@@ -859,7 +860,8 @@ export class TermIndex {
   /** Called at each pause of prepareInSteps with the number of slices done so far; the build waits for what it returns. */
   progress: ((slices: number) => void | Promise<void>) | undefined;
   /** The counts of the last phrases of several words searched, while the index stays as it was. */
-  private readonly phrases = new Map<string, { s: State; n: number; counts: Counts }>();
+  /** Phrases' counts kept for the next search: of the state `s` when it held `n` documents, its docids up to `upto`. */
+  private readonly phrases = new Map<string, { s: State; n: number; upto: number; counts: Counts }>();
   /**
    * Arrays a search uses and gives back, per docid (each as long as the index's per-docid arrays):
    * taken again by the next search instead of new ones. A new typed array is zeroed pages the
@@ -1372,6 +1374,35 @@ export class TermIndex {
    * documents of the rarest word where every word is in one column; each occurrence of the
    * rarest word gives a start, which every other word must confirm at its offset from it.
    */
+  /**
+   * Adds to `c`, a phrase's counts over the documents up to docid `upto`, those of the documents
+   * appended after it, read document at a time from `upto + 1` on (their docids are all above the
+   * ones `c` holds, so its list stays in order). False, `c` untouched, where that reading does not
+   * apply (a prefix of many terms, a term whose runs overlap, a pair of common terms: counted
+   * whole again, as fast or faster).
+   */
+  private phraseAppended(s: State, phrase: Phrase, c: Counts, upto: number): boolean {
+    if (s.upto <= upto || phrase.words.length < 2) return false;
+    if (s.pairs && !phrase.prefix && phrase.words.length === 2 && phrase.words.every((w) => s.pairs!.rank.has(s.ids.get(w) ?? -1))) return false;
+    const k = phrase.words.length;
+    const termsOf = phrase.words.map((w, i) => this.expand(s, w, phrase.prefix && i === k - 1));
+    if (termsOf.some((ts) => ts.length === 0)) return true; // a word the index does not have: no document has the phrase
+    if (!termsOf.every((ts) => ts.length <= MAX_PREFIX_TERMS && ts.every((t) => !s.mixed[t]))) return false;
+    const weight = termsOf.map((ts) => {
+      let sum = 0;
+      for (const t of ts) for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
+      return sum;
+    });
+    phraseByDocument(
+      s,
+      termsOf,
+      termsOf.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b),
+      c,
+      upto + 1,
+    );
+    return true;
+  }
+
   private phraseCounts(s: State, words: string[], prefix: boolean, c: Counts, work: StartBuffers): Counts {
     const k = words.length;
     const termsOf = words.map((w, i) => this.expand(s, w, prefix && i === k - 1));
@@ -1600,13 +1631,17 @@ export class TermIndex {
       const saved = this.phrases.get(key);
       let c: Counts;
       if (saved && saved.s === s && saved.n === s.totals.n && saved.counts.tf0s.length === size) c = saved.counts;
-      else {
+      else if (saved && saved.s === s && saved.counts.tf0s.length === size && this.phraseAppended(s, phrase, saved.counts, saved.upto)) {
+        // Followed since (entries appended): the counts of the documents after those it held are added.
+        c = saved.counts;
+        this.stats.phrasesExtended++;
+      } else {
         if (saved) taken.counts.push(saved.counts);
         c = spare.counts.pop() ?? emptyCounts(size);
         if (!pairCounts(s, phrase, c)) c = this.phraseCounts(s, phrase.words, phrase.prefix, c, (spare.starts ??= startBuffers(size)));
       }
       this.phrases.delete(key);
-      this.phrases.set(key, { s, n: s.totals.n, counts: c });
+      this.phrases.set(key, { s, n: s.totals.n, upto: s.upto, counts: c });
       if (this.phrases.size > MAX_PHRASES) {
         const oldest = this.phrases.keys().next().value!;
         taken.counts.push(this.phrases.get(oldest)!.counts);

@@ -278,7 +278,7 @@ describe('ranked search against a plain reference', function () {
     assert.equal(await compareAll(a, docs, queries, 'first'), n);
     const empty = queries.filter((q) => reference(docs, q, 0, 1).total === 0).length;
     assert.equal(empty, 1);
-    assert.deepEqual(termStats(a), { builds: 1, followed: 0, answered: 2 * queries.length, declined: 0 });
+    assert.deepEqual(termStats(a), { builds: 1, followed: 0, answered: 2 * queries.length, declined: 0, phrasesExtended: 0 });
 
     // Answered again: nothing rebuilt.
     assert.equal(await compareAll(a, docs, queries, 'again'), n);
@@ -363,7 +363,7 @@ describe('ranked search against a plain reference', function () {
     // Built: the same answer from the index.
     assert.equal(terms.building, false);
     assert.deepEqual(await l.progress.searchEntries({ projectId: undefined, text, limit: 20 }), got.page);
-    assert.deepEqual(termStats(l), { builds: 1, followed: 0, answered: 1, declined: termStats(l).declined });
+    assert.deepEqual(termStats(l), { builds: 1, followed: 0, answered: 1, declined: termStats(l).declined, phrasesExtended: 0 });
   });
 
   it('starts the stepped build over when another handle deletes entries under it, then answers from the index it built after', async () => {
@@ -470,6 +470,55 @@ describe('ranked search against a plain reference', function () {
     assert.equal(await compareAll(l, docs, queries, 'appended'), n);
     assert.deepEqual([termStats(l).builds, termStats(l).declined], [1, 0]);
     assert.ok(termStats(l).followed > 0);
+    assert.ok(seq > docs.length - 1);
+  });
+
+  it('adds to a phrase its counts in the entries appended since it was searched, instead of counting it over every entry again, as full BM25 does', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'data.db');
+    const l = await open(file);
+    const words = vocabulary(rng(11), 400);
+    // Words past the sixteen most frequent (no pair postings), and the most frequent with one of them.
+    const [a, b, c, d] = [words[20]!, words[21]!, words[30]!, words[0]!];
+    const docs = makeCorpus(400, 9, words);
+    const extra = (k: number, title: string, content: string): Doc => ({ id: `ext-${k}`, title, content, createdAt: new Date(BASE + 10 ** 7 + k).toISOString(), seq: 0 });
+    docs.push(extra(0, `Cache ${a} ${b} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${a} ${b} ${c} ${a} ${b}`));
+    let seq = await writeDocs(l, docs);
+    const queries = [
+      `"${a} ${b}"`,
+      `"${b} ${a}"`,
+      `"${a} ${b} ${c}"`,
+      `"${d} ${a}"`,
+      `"${a} ${b.slice(0, 2)}*"`,
+      `"${a} ${b}" cache`,
+      `${c} -"${a} ${b}"`,
+      `"${c} ${a}" OR queue`,
+      `"${a} zzzunseen"`,
+    ];
+    const n = queries.length * 2;
+    assert.equal(await compareAll(l, docs, queries, 'first'), n);
+    const before = termStats(l).phrasesExtended;
+    // Two rounds of entries appended by another handle, the phrases in either column or not at all.
+    const other = await open(file);
+    for (let round = 0; round < 2; round++) {
+      const more = [...makeCorpus(30, 20 + round, words), extra(10 + round, `${a} ${b} ${a} ${b}`, `${d} ${a} ${b} ${c}`), extra(20 + round, 'queue', `${c} ${a} then ${b} ${a}`)];
+      seq = await writeDocs(other, more, seq);
+      docs.push(...more);
+      await other.progress.flushIndex();
+      assert.equal(await compareAll(l, docs, queries, `appended, round ${round}`), n);
+    }
+    assert.ok(termStats(l).phrasesExtended - before >= 2, `phrases extended ${termStats(l).phrasesExtended - before} times`);
+    // One phrase searched, one entry appended, the phrase searched again: its counts extended, once.
+    const phrase = [`"${a} ${b}"`];
+    assert.equal(await compareAll(l, docs, phrase, 'one phrase'), 2);
+    const one = [extra(30, `${b} ${a} ${b}`, `${a} ${b}`)];
+    seq = await writeDocs(other, one, seq);
+    docs.push(...one);
+    await other.progress.flushIndex();
+    const extended = termStats(l).phrasesExtended;
+    assert.equal(await compareAll(l, docs, phrase, 'one phrase, appended'), 2);
+    assert.equal(termStats(l).phrasesExtended, extended + 1);
+    assert.equal(termStats(l).builds, 1, 'followed, never rebuilt');
     assert.ok(seq > docs.length - 1);
   });
 
