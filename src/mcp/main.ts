@@ -2,7 +2,6 @@
 // stdout carries only the protocol; every log line goes to stderr. The ledger opens on the first
 // tool call that needs it, so spawning the server is cheap.
 
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ledgerLabel, loadConfig } from '../core/config';
 import { isLedgerError } from '../core/errors';
 import { createLogger } from '../core/log';
@@ -12,6 +11,7 @@ import { newQueueSession } from '../core/queue/session';
 import type * as HttpModule from './http';
 import { HTTP_SESSION_DEFAULTS } from './httpDefaults';
 import { createServer } from './server';
+import { serveToolCalls, StdioTransport } from './stdioTransport';
 import { parseToolsets, TOOLSET_NAMES, ToolsetError, type ToolsetName } from './toolsets';
 import { isMainBundle } from '../core/mainBundle';
 
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
 
   const session = newQueueSession();
   const server = createServer({ services, logger, toolsets: args.toolsets, version: VERSION, project, session });
-  const transport = new StdioServerTransport();
+  const transport = new StdioTransport();
   stop = async () => {
     await server.close().catch(() => undefined);
     // This process was the agent's session: it is no longer connected (its task keeps its lease).
@@ -309,6 +309,7 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed'));
   process.stdin.on('close', () => void shutdown('stdin closed'));
   await server.connect(transport);
+  serveToolCalls(server.server, transport);
   logger.info(`Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} over stdio; ledger ${ledgerLabel(config)} (opened on first use)`);
 }
 
