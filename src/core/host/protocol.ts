@@ -230,11 +230,26 @@ export function toWire(value: unknown): unknown {
   return out;
 }
 
+/**
+ * toWire undone, in place: `value` is what JSON.parse just made of a message (nothing else holds
+ * it), so only the places that stood for undefined are changed, and nothing is copied.
+ */
 export function fromWire(value: unknown): unknown {
   if (value === UNDEFINED) return undefined;
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(fromWire);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = fromWire(v);
-  return out;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === UNDEFINED) value[i] = undefined;
+      else if (item !== null && typeof item === 'object') fromWire(item);
+    }
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (item === UNDEFINED) record[key] = undefined;
+    else if (item !== null && typeof item === 'object') fromWire(item);
+  }
+  return value;
 }
