@@ -444,7 +444,9 @@ export class SqliteEngine {
    * been broken as stale by another process, whose writes the next catch-up must then read).
    */
   private filesCurrent(): boolean {
-    return this.lock.held && this.filesSeenAt >= this.lockTakenAt && Date.now() - this.filesSeenAt < FILES_TRUST_MS;
+    // By the wall clock, as the breaker judges the lock's age; a clock set back counts as too long.
+    const since = Date.now() - this.filesSeenAt;
+    return this.lock.held && this.filesSeenAt >= this.lockTakenAt && since >= 0 && since < FILES_TRUST_MS;
   }
 
   /** Writes a snapshot now and starts a new journal. Returns false when there was nothing to do. */

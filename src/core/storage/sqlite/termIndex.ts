@@ -528,6 +528,24 @@ function intersected(keys: Float64Array, n: number, other: Float64Array, m: numb
   return w;
 }
 
+/** How rare each word of a phrase is: the bytes of its terms' postings. */
+function postingBytes(s: State, termsOf: number[][]): number[] {
+  return termsOf.map((ts) => {
+    let sum = 0;
+    for (const t of ts) for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
+    return sum;
+  });
+}
+
+/**
+ * The words of a phrase rarest first (`weight`: postingBytes), when phraseByDocument can read it:
+ * no term of it mixed, no prefix of more than MAX_PREFIX_TERMS terms; undefined otherwise.
+ */
+function documentOrder(s: State, termsOf: number[][], weight: number[]): number[] | undefined {
+  if (!termsOf.every((ts) => ts.length <= MAX_PREFIX_TERMS && ts.every((t) => !s.mixed[t]))) return undefined;
+  return termsOf.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b);
+}
+
 /**
  * The counts of a phrase whose words' terms are none mixed, document at a time: the rarest
  * word's documents in order, each other word's found by `seek` (leapfrogging to the furthest
@@ -574,17 +592,23 @@ function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Cou
   }
 }
 
-/**
- * The counts of a phrase of two common terms from their pair's postings; false when the phrase is
- * not one (a prefix, other words, no pairs kept).
- */
-function pairCounts(s: State, phrase: Phrase, c: Counts): boolean {
+/** The place of a phrase's pair among the common pairs' lists; undefined when it is not a pair of common terms (a prefix, other words, no pairs kept). */
+function pairOf(s: State, phrase: Phrase): number | undefined {
   const pairs = s.pairs;
-  if (!pairs || phrase.prefix || phrase.words.length !== 2) return false;
+  if (!pairs || phrase.prefix || phrase.words.length !== 2) return undefined;
   const a = pairs.rank.get(s.ids.get(phrase.words[0]!) ?? -1);
   const b = pairs.rank.get(s.ids.get(phrase.words[1]!) ?? -1);
-  if (a === undefined || b === undefined) return false;
-  const list = pairs.lists[a * COMMON + b];
+  return a === undefined || b === undefined ? undefined : a * COMMON + b;
+}
+
+/**
+ * The counts of a phrase of two common terms from their pair's postings; false when the phrase is
+ * not one (pairOf).
+ */
+function pairCounts(s: State, phrase: Phrase, c: Counts): boolean {
+  const at = pairOf(s, phrase);
+  if (at === undefined) return false;
+  const list = s.pairs!.lists[at];
   if (!list) return true;
   const data = list.bytes.data;
   cursor = 0;
@@ -859,8 +883,10 @@ export class TermIndex {
   sliceMs = 10;
   /** Called at each pause of prepareInSteps with the number of slices done so far; the build waits for what it returns. */
   progress: ((slices: number) => void | Promise<void>) | undefined;
-  /** The counts of the last phrases of several words searched, while the index stays as it was. */
-  /** Phrases' counts kept for the next search: of the state `s` when it held `n` documents, its docids up to `upto`. */
+  /**
+   * The counts of the last phrases of several words searched, kept while the index object stays
+   * the same: made when it held `n` documents, its docids up to `upto` (phraseAppended adds later ones).
+   */
   private readonly phrases = new Map<string, { s: State; n: number; upto: number; counts: Counts }>();
   /**
    * Arrays a search uses and gives back, per docid (each as long as the index's per-docid arrays):
@@ -1368,13 +1394,6 @@ export class TermIndex {
   }
 
   /**
-   * The counts of a phrase of several words (the last a prefix when `prefix`), as matchinfo
-   * gives them: occurrences in each column of each document, overlapping ones counted, never
-   * across the title and the content (FTS4 keeps positions per column). Candidates are the
-   * documents of the rarest word where every word is in one column; each occurrence of the
-   * rarest word gives a start, which every other word must confirm at its offset from it.
-   */
-  /**
    * Adds to `c`, a phrase's counts over the documents up to docid `upto`, those of the documents
    * appended after it, read document at a time from `upto + 1` on (their docids are all above the
    * ones `c` holds, so its list stays in order). False, `c` untouched, where that reading does not
@@ -1383,45 +1402,33 @@ export class TermIndex {
    */
   private phraseAppended(s: State, phrase: Phrase, c: Counts, upto: number): boolean {
     if (s.upto <= upto || phrase.words.length < 2) return false;
-    if (s.pairs && !phrase.prefix && phrase.words.length === 2 && phrase.words.every((w) => s.pairs!.rank.has(s.ids.get(w) ?? -1))) return false;
+    if (pairOf(s, phrase) !== undefined) return false;
     const k = phrase.words.length;
     const termsOf = phrase.words.map((w, i) => this.expand(s, w, phrase.prefix && i === k - 1));
     if (termsOf.some((ts) => ts.length === 0)) return true; // a word the index does not have: no document has the phrase
-    if (!termsOf.every((ts) => ts.length <= MAX_PREFIX_TERMS && ts.every((t) => !s.mixed[t]))) return false;
-    const weight = termsOf.map((ts) => {
-      let sum = 0;
-      for (const t of ts) for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
-      return sum;
-    });
-    phraseByDocument(
-      s,
-      termsOf,
-      termsOf.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b),
-      c,
-      upto + 1,
-    );
+    const order = documentOrder(s, termsOf, postingBytes(s, termsOf));
+    if (!order) return false;
+    phraseByDocument(s, termsOf, order, c, upto + 1);
     return true;
   }
 
+  /**
+   * The counts of a phrase of several words (the last a prefix when `prefix`), as matchinfo
+   * gives them: occurrences in each column of each document, overlapping ones counted, never
+   * across the title and the content (FTS4 keeps positions per column). Candidates are the
+   * documents of the rarest word where every word is in one column; each occurrence of the
+   * rarest word gives a start, which every other word must confirm at its offset from it.
+   */
   private phraseCounts(s: State, words: string[], prefix: boolean, c: Counts, work: StartBuffers): Counts {
     const k = words.length;
     const termsOf = words.map((w, i) => this.expand(s, w, prefix && i === k - 1));
     if (termsOf.some((ts) => ts.length === 0)) return c;
-    // How rare each word is, by the bytes of its postings.
-    const weight = termsOf.map((ts) => {
-      let sum = 0;
-      for (const t of ts) for (let r = s.head.data[t]!; r >= 0; r = s.runNext.data[r]!) sum += s.runEnd.data[r]! - s.runStart.data[r]!;
-      return sum;
-    });
+    const weight = postingBytes(s, termsOf);
     let r = 0;
     for (let i = 1; i < k; i++) if (weight[i]! < weight[r]!) r = i;
-    if (termsOf.every((ts) => ts.length <= MAX_PREFIX_TERMS && ts.every((t) => !s.mixed[t]))) {
-      phraseByDocument(
-        s,
-        termsOf,
-        words.map((_, i) => i).sort((a, b) => weight[a]! - weight[b]! || a - b),
-        c,
-      );
+    const byDocument = documentOrder(s, termsOf, weight);
+    if (byDocument) {
+      phraseByDocument(s, termsOf, byDocument, c);
       return c;
     }
     // The starts the rarest word gives (its positions, shifted to the phrase's first word), by document.
