@@ -7,10 +7,10 @@
 //   node bench/pgTopPostings.mjs [--size 100000] [--variants K:fraction,...]   (default 1000:0.01)
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { BENCH_PROJECT, createCorpus } from './corpus.mjs';
 import { createDatabase, startCluster } from './pgCluster.mjs';
+import { loadPostgres } from './pgLoad.mjs';
 
 const argv = process.argv.slice(2);
 const option = (n, f) => (argv.indexOf(n) >= 0 ? argv[argv.indexOf(n) + 1] : f);
@@ -19,49 +19,10 @@ const SIZE = Number(option('--size', '100000'));
 const VARIANTS = option('--variants', '1000:0.01')
   .split(',')
   .map((v) => v.split(':').map(Number));
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const say = (s) => console.log(`[${new Date().toISOString().slice(11, 19)} load ${os.loadavg()[0].toFixed(1)}] ${s}`);
 const W = "'{0.1, 0.2, 0.5, 1.0}'";
 const cleanups = [];
 const corpus = createCorpus({ total: SIZE });
-
-async function loadPostgres(url) {
-  const { loadHarness } = await import(path.join(root, 'bench', 'harnessLoader.mjs'));
-  const harness = await loadHarness();
-  const ledger = await harness.openLedger({ file: '/unused', databaseUrl: url });
-  await ledger.close();
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  for (let i = 0; i < SIZE; i += 1000) {
-    const rows = [];
-    for (let k = i; k < Math.min(SIZE, i + 1000); k++) rows.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
-    const col = (f) => rows.map(f);
-    await c.query('BEGIN');
-    for (const p of new Set(col((r) => r.projectId)))
-      await c.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [p, rows[0].createdAt]);
-    await c.query(
-      `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
-       SELECT id, p, c, t, tf, tg, a, ct, setweight(to_tsvector('simple', tw), 'A') || setweight(to_tsvector('simple', cw), 'B')
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS u(id, p, c, t, tf, tg, a, ct, tw, cw)`,
-      [
-        col((r) => r.id),
-        col((r) => r.projectId),
-        col((r) => r.createdAt),
-        col((r) => r.title),
-        col((r) => harness.fold(r.title)),
-        col((r) => JSON.stringify(r.tags)),
-        col((r) => r.agentId),
-        col((r) => r.content),
-        col((r) => harness.searchWords(r.title)),
-        col((r) => harness.searchWords(r.content)),
-      ],
-    );
-    await c.query('COMMIT');
-    if ((i / 1000) % 20 === 19) say(`loaded ${i + 1000}`);
-  }
-  await c.end();
-  return harness;
-}
 
 async function timed(c, sql, params, n = 10) {
   const t = [];
@@ -91,7 +52,7 @@ try {
   const url = await createDatabase(admin);
   say(`loading ${SIZE}`);
   let t0 = performance.now();
-  await loadPostgres(url);
+  await loadPostgres(url, corpus, SIZE, say);
   say(`loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   const c = new pg.Client({ connectionString: url });
   await c.connect();

@@ -26,6 +26,7 @@ import pg from 'pg';
 import { BENCH_PROJECT, createCorpus } from './corpus.mjs';
 import { loadAverage } from './loadAverage.mjs';
 import { createDatabase, startCluster } from './pgCluster.mjs';
+import { loadPostgres } from './pgLoad.mjs';
 
 const benchDir = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(benchDir, '..');
@@ -102,54 +103,6 @@ async function load(buildDir, file) {
   await loader.compact();
   await loader.close();
   return performance.now() - t0;
-}
-
-/** The corpus into a PostgreSQL ledger: schema by openLedger, rows 1,000 per statement, vectors as insertEntry builds them. */
-async function loadPostgres(url) {
-  const { loadHarness } = await import(path.join(root, 'bench', 'harnessLoader.mjs'));
-  const harness = await loadHarness();
-  const ledger = await harness.openLedger({ file: '/unused', databaseUrl: url });
-  await ledger.close();
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    for (let i = 0; i < SIZE; i += 1000) {
-      const rows = [];
-      for (let k = i; k < Math.min(SIZE, i + 1000); k++) rows.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
-      const col = (f) => rows.map(f);
-      await c.query('BEGIN');
-      for (const p of new Set(col((r) => r.projectId)))
-        await c.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [p, rows[0].createdAt]);
-      await c.query(
-        `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, tags, agent_id, content, search)
-         SELECT id, p, c, t, tf, tg, a, ct, setweight(to_tsvector('simple', tw), 'A') || setweight(to_tsvector('simple', cw), 'B')
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS u(id, p, c, t, tf, tg, a, ct, tw, cw)`,
-        [
-          col((r) => r.id),
-          col((r) => r.projectId),
-          col((r) => r.createdAt),
-          col((r) => r.title),
-          col((r) => harness.fold(r.title)),
-          col((r) => JSON.stringify(r.tags)),
-          col((r) => r.agentId),
-          col((r) => r.content),
-          col((r) => harness.searchWords(r.title)),
-          col((r) => harness.searchWords(r.content)),
-        ],
-      );
-      const tags = rows.flatMap((r) => r.tags.map((t) => [r.id, t]));
-      await c.query(
-        `INSERT INTO entry_tags (tag_fold, project_id, created_at, entry_n, tag)
-         SELECT u.tf, e.project_id, e.created_at, e.n, u.tag FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, tag, tf) JOIN log_entries e ON e.id = u.id
-         ON CONFLICT DO NOTHING`,
-        [tags.map((t) => t[0]), tags.map((t) => t[1]), tags.map((t) => harness.fold(t[1]))],
-      );
-      await c.query('COMMIT');
-      if ((i / 1000) % 20 === 19) say(`  PostgreSQL: loaded ${i + 1000}`);
-    }
-  } finally {
-    await c.end();
-  }
 }
 
 function copyLedger(from, to) {
@@ -328,7 +281,7 @@ async function main() {
   if (POSTGRES) {
     const url = await createDatabase(GIVEN_URL ?? (await startCluster(cleanups)));
     say('loading the same entries into PostgreSQL');
-    const copy = await timed(() => loadPostgres(url));
+    const copy = await timed(() => loadPostgres(url, corpus, SIZE, say));
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     const version = (await c.query('SHOW server_version')).rows[0].server_version.split(' ')[0];

@@ -188,11 +188,10 @@ export class HostConnection {
   }
 
   /**
-   * Sends a request, again to the next host when the connection is lost; the host's own errors are
-   * thrown as they are. A call's `fresh` is cleared before it is sent again: the lost host may have
-   * applied it.
+   * Sends a request, again to the next host when the connection is lost (after `again`); the host's
+   * own errors are thrown as they are.
    */
-  async request<T>(method: string, params: unknown): Promise<T> {
+  async request<T>(method: string, params: unknown, again?: () => void): Promise<T> {
     const deadline = Date.now() + (this.options.reachTimeoutMs ?? 30_000);
     for (;;) {
       const live = await this.connection();
@@ -202,7 +201,7 @@ export class HostConnection {
       } catch (err) {
         if (err instanceof ResponseError && err.code === LEDGER_ERROR_CODE) throw toLedgerError(err);
         // Lost the host: forget this connection and send the same request to the next one.
-        if (typeof params === 'object' && params !== null && 'fresh' in params) (params as CallParams).fresh = false;
+        again?.();
         this.forget(live);
         live.connection.dispose();
         if (this.closed) throw new LedgerError('unavailable', 'The ledger is closed');
@@ -215,7 +214,8 @@ export class HostConnection {
 
   async call(store: StoreName, method: string, args: unknown[]): Promise<unknown> {
     const params: CallParams = { id: randomUUID(), fresh: true, store, method, args: toWire(args) as unknown[] };
-    const answer = await this.request<Wrapped>(METHODS.call, params);
+    // Sent again, the call may have been applied by the host that was lost: no longer fresh.
+    const answer = await this.request<Wrapped>(METHODS.call, params, () => (params.fresh = false));
     if (answer.w) this.wrote = true;
     this.tell(answer);
     return fromWire(answer.v);

@@ -9,6 +9,7 @@ import { isLedgerError } from '../../../../src/core/errors';
 import { HostConnection, openHostLedger } from '../../../../src/core/host/client';
 import { METHODS, toWire, fromWire, type CallParams, type Wrapped } from '../../../../src/core/host/protocol';
 import { openLedger } from '../../../../src/core/storage/openLedger';
+import type { Ledger } from '../../../../src/core/storage/store';
 import { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
 import { SCHEMAS } from '../../../../src/core/storage/sqlite/schemas';
 import { writeContext } from '../../../../src/core/storage/writeContext';
@@ -68,48 +69,43 @@ describe('ledger host writes', function () {
     }
   });
 
-  it('answers a write retried with the same id from its first result instead of applying it again', async () => {
-    const file = path.join(tempDir(), 'l.db');
-    const ledger = await openLedger({ file, checkpoint: false });
+  /** A ledger opened directly, and one entry inserted as a host runs a call: in the write context `call` (id, fresh). */
+  async function withEntry(run: (insert: (call: { id: string; fresh?: boolean }) => Promise<void>, ledger: Ledger) => Promise<void>): Promise<void> {
+    const ledger = await openLedger({ file: path.join(tempDir(), 'l.db'), checkpoint: false });
     try {
       const entry = { id: 'e1', projectId: 'p', title: 'once', content: 'x', createdAt: T, tags: [], agentId: null };
-      const id = randomUUID();
-      await writeContext.run({ id, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry));
-      // The same call again (a client that lost its host before the answer): no conflict, nothing written.
-      const seq = (await ledger.stats()).seq;
-      await writeContext.run({ id, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry));
-      assert.equal((await ledger.stats()).seq, seq);
-      // Another call with the same content is a new write: refused as the duplicate it is.
-      await assert.rejects(
-        writeContext.run({ id: randomUUID(), n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry)),
-        (err: unknown) => isLedgerError(err) && err.code === 'conflict',
-      );
-      assert.equal((await ledger.progress.searchEntries({ projectId: 'p', limit: 10, offset: 0 } as never)).total, 1);
+      await run((call) => writeContext.run({ ...call, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry)), ledger);
     } finally {
       await ledger.close();
     }
+  }
+
+  it('answers a write retried with the same id from its first result instead of applying it again', async () => {
+    await withEntry(async (insert, ledger) => {
+      const id = randomUUID();
+      await insert({ id });
+      // The same call again (a client that lost its host before the answer): no conflict, nothing written.
+      const seq = (await ledger.stats()).seq;
+      await insert({ id });
+      assert.equal((await ledger.stats()).seq, seq);
+      // Another call with the same content is a new write: refused as the duplicate it is.
+      await assert.rejects(insert({ id: randomUUID() }), (err: unknown) => isLedgerError(err) && err.code === 'conflict');
+      assert.equal((await ledger.progress.searchEntries({ projectId: 'p', limit: 10, offset: 0 } as never)).total, 1);
+    });
   });
 
   it('records the writes of a call sent for the first time without looking them up, so that its retry is still answered', async () => {
-    const file = path.join(tempDir(), 'l.db');
-    const ledger = await openLedger({ file, checkpoint: false });
-    try {
-      const entry = { id: 'e1', projectId: 'p', title: 'once', content: 'x', createdAt: T, tags: [], agentId: null };
+    await withEntry(async (insert, ledger) => {
       const id = randomUUID();
-      await writeContext.run({ id, n: 0, origin: 1, fresh: true }, () => ledger.progress.insertEntry(entry));
+      await insert({ id, fresh: true });
       const seq = (await ledger.stats()).seq;
       // Sent again (fresh cleared, as the client does): answered from the first result.
-      await writeContext.run({ id, n: 0, origin: 1, fresh: false }, () => ledger.progress.insertEntry(entry));
+      await insert({ id, fresh: false });
       assert.equal((await ledger.stats()).seq, seq);
       // Fresh means not looked up: the same id claimed fresh again is run again, and refused as a duplicate entry.
-      await assert.rejects(
-        writeContext.run({ id, n: 0, origin: 1, fresh: true }, () => ledger.progress.insertEntry(entry)),
-        (err: unknown) => isLedgerError(err) && err.code === 'conflict',
-      );
+      await assert.rejects(insert({ id, fresh: true }), (err: unknown) => isLedgerError(err) && err.code === 'conflict');
       assert.equal((await ledger.stats()).seq, seq);
-    } finally {
-      await ledger.close();
-    }
+    });
   });
 
   it('a client sends a call fresh the first time only: sent again after losing its host, it asks for a lookup', async () => {

@@ -212,6 +212,11 @@ function queriesFor(words: string[], docs: readonly Doc[]): string[] {
 
 type TermStats = TermIndex['stats'];
 
+/** A hand-written entry `<prefix>-<k>` dated after every generated one. */
+function extraDoc(prefix: string, k: number, title: string, content: string): Doc {
+  return { id: `${prefix}-${k}`, title, content, createdAt: new Date(BASE + 10 ** 7 + k).toISOString(), seq: 0 };
+}
+
 /**
  * Writes `docs` to a ledger in order, numbering them from `first` (`seq`: the reference's order of
  * ties), each in the project `projectOf` names ('p' unless given). Returns the next number.
@@ -441,7 +446,7 @@ describe('ranked search against a plain reference', function () {
     const [w0, w1, w2, w3] = [words[0]!, words[1]!, words[2]!, words[3]!];
     const docs = makeCorpus(500, 9, words);
     // The pairs in the title only, in the content only, across the two columns (no phrase), repeated.
-    const extra = (k: number, title: string, content: string): Doc => ({ id: `pair-${k}`, title, content, createdAt: new Date(BASE + 10 ** 7 + k).toISOString(), seq: 0 });
+    const extra = (k: number, title: string, content: string): Doc => extraDoc('pair', k, title, content);
     docs.push(extra(0, `Cache ${w0} ${w1} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${w0} ${w1} ${w0} ${w1} ${w1} ${w0}`), extra(2, `Queue ${w0}`, `${w1} cache`));
     let seq = await writeDocs(l, docs);
     const queries = [
@@ -481,7 +486,7 @@ describe('ranked search against a plain reference', function () {
     // Words past the sixteen most frequent (no pair postings), and the most frequent with one of them.
     const [a, b, c, d] = [words[20]!, words[21]!, words[30]!, words[0]!];
     const docs = makeCorpus(400, 9, words);
-    const extra = (k: number, title: string, content: string): Doc => ({ id: `ext-${k}`, title, content, createdAt: new Date(BASE + 10 ** 7 + k).toISOString(), seq: 0 });
+    const extra = (k: number, title: string, content: string): Doc => extraDoc('ext', k, title, content);
     docs.push(extra(0, `Cache ${a} ${b} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${a} ${b} ${c} ${a} ${b}`));
     let seq = await writeDocs(l, docs);
     const queries = [
