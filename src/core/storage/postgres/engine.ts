@@ -142,6 +142,14 @@ export class PgEngine {
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 10_000,
     });
+    // No JIT compilation: it pays off for long analytic queries, and ours are short. PostgreSQL
+    // compiles a query whose estimated cost passes jit_above_cost, and a sequential scan in a
+    // transaction that forbids them (read with indexScans) is costed at 10^10 however small its
+    // table: a 1 ms query then spends tens of milliseconds being compiled, every time. Sent as the
+    // connection's first statement, ahead of whatever it runs next.
+    pool.on('connect', (client) => {
+      client.query('SET jit = off').catch(() => undefined);
+    });
     // An idle client's error (server restart) must not crash the process: the pool replaces it.
     pool.on('error', (err) => options.logger?.warn(`PostgreSQL connection lost: ${redactUrl(err.message)}`));
     const engine = new PgEngine(pool, options);

@@ -3,7 +3,7 @@
 // with a GIN index), so flushIndex has nothing to do here.
 
 import { LedgerError } from '../../errors';
-import type { DigestMark, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
+import type { DigestMark, EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
 import type { ProgressStore } from '../store';
 import type { PgEngine, PgReadTx, PgValue, PgWriteTx } from './engine';
@@ -58,6 +58,41 @@ function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
   return runAsync(writePgEntry({ ...entry, summary: null, summarySource: null }), tx as AsyncTx);
 }
 
+/** A page as searchEntries answers it, the rows' numbers, and the token of the entries it was read from (null: not to be saved). */
+interface Answer {
+  page: EntryPage;
+  ns: string[];
+  token: string | null;
+}
+
+/** An answer kept for its query: valid while the token of the projects it covers is unchanged. */
+interface SavedAnswer {
+  token: string;
+  total: number;
+  ns: string[];
+  entries: EntryListing[];
+}
+
+interface TokenSql {
+  sql: string;
+  params: PgValue[];
+}
+
+/**
+ * The token of the entries a search covers, as an SQL expression: each project's search_version,
+ * which every insert, delete or re-index of its entries sets to a new value of one sequence, in
+ * the writer's transaction (schema migration 5). Changes to one project's entries are serialized
+ * by its row, so a version read names exactly one set of its entries; null when the project does
+ * not exist (nothing is saved then).
+ */
+function tokenSql(projectId: string | undefined): TokenSql {
+  if (projectId !== undefined) return { sql: "(SELECT project_id || '=' || search_version FROM projects WHERE project_id = ?)", params: [projectId] };
+  return { sql: "(SELECT coalesce(string_agg(project_id || '=' || search_version, ',' ORDER BY project_id), '') FROM projects)", params: [] };
+}
+
+/** Answers kept at most, per process (each holds one page of listings). */
+export const SAVED_ANSWERS = 256;
+
 /** Hits of a ranked search that ts_rank scores over their whole vector (rankedPage). */
 export const RANK_CANDIDATES = 1000;
 
@@ -66,6 +101,11 @@ export class PgProgressStore implements ProgressStore {
     private readonly engine: PgEngine,
     private readonly rankCandidates = RANK_CANDIDATES,
   ) {}
+
+  /** Searches answered from a saved answer (tests read it). */
+  readonly stats = { savedAnswers: 0 };
+  /** Answers of earlier searches by query, least recently used first (searchEntries). */
+  private readonly saved = new Map<string, SavedAnswer>();
 
   async insertEntry(entry: NewEntry): Promise<void> {
     await this.engine.write(async (tx) => {
@@ -153,17 +193,69 @@ export class PgProgressStore implements ProgressStore {
 
   async searchEntries(q: EntryQuery): Promise<EntryPage> {
     const f = filter(q);
-    if (f.tsquery !== undefined) return this.rankedPage(q, f, f.tsquery);
+    const key = JSON.stringify([f.where, f.params, q.limit, q.offset ?? 0]);
+    const saved = this.saved.get(key);
+    if (saved) {
+      const page = await this.engine.read((tx) => this.savedPage(tx, q, saved));
+      if (page) {
+        this.saved.delete(key);
+        this.saved.set(key, saved);
+        this.stats.savedAnswers++;
+        return page;
+      }
+      this.saved.delete(key);
+    }
+    const answer = f.tsquery !== undefined ? await this.rankedPage(q, f, f.tsquery) : await this.listedPage(q, f);
+    if (answer.token !== null) this.save(key, { token: answer.token, total: answer.page.total, ns: answer.ns, entries: answer.page.entries });
+    return answer.page;
+  }
+
+  /** Keeps an answer for its query, the least recently used going first past SAVED_ANSWERS. */
+  private save(key: string, answer: SavedAnswer): void {
+    this.saved.delete(key);
+    this.saved.set(key, answer);
+    for (const k of this.saved.keys()) {
+      if (this.saved.size <= SAVED_ANSWERS) break;
+      this.saved.delete(k);
+    }
+  }
+
+  /**
+   * A saved answer, when the entries it was taken from are still those of the ledger: the token
+   * (the search versions of the projects it covers) read in the same statement as the page's
+   * rows is the one it was saved with, and every row is still there. The rows' summaries are
+   * read again (the only thing of a listing that changes after an entry is written); undefined
+   * sends the search the full way.
+   */
+  private async savedPage(tx: PgReadTx, q: EntryQuery, saved: SavedAnswer): Promise<EntryPage | undefined> {
+    const token = tokenSql(q.projectId);
+    if (saved.ns.length === 0) {
+      const row = await tx.get<{ token: string | null }>(`SELECT ${token.sql} AS token`, token.params);
+      return row?.token === saved.token ? { entries: [], total: saved.total } : undefined;
+    }
+    const rows = await tx.all<{ n: string; has_summary: boolean; token: string | null }>(
+      `SELECT e.n, e.summary IS NOT NULL AS has_summary, ${token.sql} AS token FROM log_entries e WHERE e.n IN (${saved.ns.map(() => '?').join(', ')})`,
+      [...token.params, ...saved.ns],
+    );
+    if (rows.length !== saved.ns.length || rows.some((r) => r.token !== saved.token)) return undefined;
+    const summarised = new Map(rows.map((r) => [String(r.n), r.has_summary]));
+    return { entries: saved.entries.map((e, i) => ({ ...e, hasSummary: summarised.get(saved.ns[i]!) === true })), total: saved.total };
+  }
+
+  /** The seed's filters without ranked text: newest first. */
+  private async listedPage(q: EntryQuery, f: Filter): Promise<Answer> {
+    const token = tokenSql(q.projectId);
     return this.engine.read(async (tx) => {
-      const total = await this.count(tx, q, f);
-      if (total === 0) return { entries: [], total };
+      const counted = await this.count(tx, q, f, token);
+      if (counted.total === 0) return { page: { entries: [], total: 0 }, ns: [], token: counted.token };
       const where = f.where.length > 0 ? f.where.join(' AND ') : 'TRUE';
-      const rows = await tx.all<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`, [
-        ...f.params,
-        q.limit,
-        q.offset ?? 0,
-      ]);
-      return { entries: rows.map(toListing), total };
+      const rows = await tx.all<ListingRow & { n: string; token: string | null }>(
+        `SELECT ${LISTING_COLUMNS}, e.n, ${token.sql} AS token FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`,
+        [...token.params, ...f.params, q.limit, q.offset ?? 0],
+      );
+      // Saved only when both statements read the same entries (another writer may commit between them).
+      const same = rows.length > 0 && rows.every((r) => r.token === counted.token);
+      return { page: { entries: rows.map(toListing), total: counted.total }, ns: rows.map((r) => String(r.n)), token: same ? counted.token : null };
     });
   }
 
@@ -178,16 +270,17 @@ export class PgProgressStore implements ProgressStore {
    * agreement is measured in test/unit/core/storage/searchReference.test.ts. Pages are slices
    * of one order, whatever their offset.
    */
-  private async rankedPage(q: EntryQuery, f: Filter, tsquery: string): Promise<EntryPage> {
+  private async rankedPage(q: EntryQuery, f: Filter, tsquery: string): Promise<Answer> {
     const where = f.where.join(' AND ');
     const offset = q.offset ?? 0;
     const k = this.rankCandidates;
+    const token = tokenSql(q.projectId);
     // The other hits are ordered only when the page reaches past the candidates.
     const rest =
       offset + q.limit > k ? 'UNION ALL SELECT h.n, 1 AS grp, 0::real AS rank, h.pre, h.search_size, h.created_at FROM hits h WHERE h.n NOT IN (SELECT n FROM cand)' : '';
     return this.engine.read(
       async (tx) => {
-        const order = await tx.all<{ n: string; total: string }>(
+        const order = await tx.all<{ n: string; total: string; token: string | null }>(
           `WITH hits AS MATERIALIZED (
              SELECT e.n, e.created_at, e.search_size, ts_rank(?, e.title_search, to_tsquery('simple', ?), 0) AS pre FROM log_entries e WHERE ${where}
            ),
@@ -197,11 +290,14 @@ export class PgProgressStore implements ProgressStore {
                FROM cand c JOIN log_entries e ON e.n = c.n
              ${rest}
            )
-           SELECT n, (SELECT count(*) FROM hits) AS total FROM ordered
+           SELECT n, (SELECT count(*) FROM hits) AS total, ${token.sql} AS token FROM ordered
             ORDER BY grp, rank DESC, pre DESC, search_size, created_at DESC, n DESC LIMIT ? OFFSET ?`,
-          [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, q.limit, offset],
+          [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, ...token.params, q.limit, offset],
         );
-        if (order.length === 0) return { entries: [], total: await this.count(tx, q, f) };
+        if (order.length === 0) {
+          const counted = await this.count(tx, q, f, token);
+          return { page: { entries: [], total: counted.total }, ns: [], token: counted.token };
+        }
         const rows = await tx.all<ListingRow & { n: string }>(
           `SELECT ${LISTING_COLUMNS}, e.n,
                   ts_headline('simple', CASE WHEN ts_filter(e.search, '{b}') @@ to_tsquery('simple', ?) THEN e.content ELSE e.title END, to_tsquery('simple', ?),
@@ -210,19 +306,35 @@ export class PgProgressStore implements ProgressStore {
           [tsquery, tsquery, ...order.map((r) => r.n)],
         );
         const byN = new Map(rows.map((r) => [String(r.n), r]));
-        return { entries: order.map((r) => toListing(byN.get(String(r.n))!)), total: Number(order[0]!.total) };
+        // An entry deleted between the two statements is left out, and the answer is not saved.
+        const kept = order.filter((r) => byN.has(String(r.n)));
+        return {
+          page: { entries: kept.map((r) => toListing(byN.get(String(r.n))!)), total: Number(order[0]!.total) },
+          ns: kept.map((r) => String(r.n)),
+          token: kept.length === order.length ? order[0]!.token : null,
+        };
       },
       { indexScans: true },
     );
   }
 
-  private async count(tx: PgReadTx, q: EntryQuery, f: Filter): Promise<number> {
+  /** The number of entries the filter matches, and the token of the entries it counted. */
+  private async count(tx: PgReadTx, q: EntryQuery, f: Filter, token: TokenSql): Promise<{ total: number; token: string | null }> {
+    let sql: string;
+    let params: PgValue[];
     // An unfiltered count comes from the projects' counters, as in the embedded engine.
     if (f.where.length === 1 && q.projectId !== undefined) {
-      return Number((await tx.get<{ n: string }>('SELECT entry_count AS n FROM projects WHERE project_id = ?', [q.projectId]))?.n ?? 0);
+      sql = '(SELECT entry_count FROM projects WHERE project_id = ?)';
+      params = [q.projectId];
+    } else if (f.where.length === 0) {
+      sql = '(SELECT coalesce(sum(entry_count), 0) FROM projects)';
+      params = [];
+    } else {
+      sql = `(SELECT count(*) FROM log_entries e WHERE ${f.where.join(' AND ')})`;
+      params = f.params;
     }
-    if (f.where.length === 0) return Number((await tx.get<{ n: string }>('SELECT coalesce(sum(entry_count), 0) AS n FROM projects'))?.n ?? 0);
-    return Number((await tx.get<{ n: string }>(`SELECT count(*) AS n FROM log_entries e WHERE ${f.where.join(' AND ')}`, f.params))?.n ?? 0);
+    const row = await tx.get<{ n: string | null; token: string | null }>(`SELECT ${sql} AS n, ${token.sql} AS token`, [...params, ...token.params]);
+    return { total: Number(row?.n ?? 0), token: row?.token ?? null };
   }
 
   async listProjects(): Promise<ProjectInfo[]> {

@@ -122,6 +122,41 @@ const progress: SchemaStream = {
            ALTER COLUMN title_search SET STORAGE MAIN`,
       ],
     },
+    {
+      version: 5,
+      description: "search versions: a project's entries changed since a search was answered",
+      statements: [
+        // Every insert, delete or re-index of a project's entries sets its search_version to a new
+        // value of one sequence, in the writer's transaction and on the row whose entry_count it
+        // already updates (no other row is locked). A process keeps its answers to searches with
+        // the versions they were read at and serves them again while those are unchanged
+        // (progressRepo.ts searchEntries). A project made again under an old id starts from a new
+        // value too, so no version is ever seen twice.
+        'CREATE SEQUENCE ap_search_version',
+        "ALTER TABLE projects ADD COLUMN search_version BIGINT NOT NULL DEFAULT nextval('ap_search_version')",
+        `CREATE OR REPLACE FUNCTION ap_entries_ai() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           UPDATE projects SET entry_count = entry_count + 1, search_version = nextval('ap_search_version'),
+                  last_entry_at = CASE WHEN last_entry_at IS NULL OR NEW.created_at > last_entry_at THEN NEW.created_at ELSE last_entry_at END
+            WHERE project_id = NEW.project_id;
+           RETURN NULL;
+         END $$`,
+        `CREATE OR REPLACE FUNCTION ap_entries_ad() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           UPDATE projects SET entry_count = entry_count - 1, search_version = nextval('ap_search_version'),
+                  last_entry_at = (SELECT max(created_at) FROM log_entries WHERE project_id = OLD.project_id)
+            WHERE project_id = OLD.project_id;
+           RETURN NULL;
+         END $$`,
+        // What a search reads of an entry, changed in place (re-indexing on open does it to search).
+        `CREATE FUNCTION ap_entries_au() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           UPDATE projects SET search_version = nextval('ap_search_version') WHERE project_id IN (OLD.project_id, NEW.project_id);
+           RETURN NULL;
+         END $$`,
+        'CREATE TRIGGER log_entries_au AFTER UPDATE OF search, project_id, created_at, title, title_fold, tags ON log_entries FOR EACH ROW EXECUTE FUNCTION ap_entries_au()',
+      ],
+    },
   ],
 };
 

@@ -195,6 +195,75 @@ describe('PostgreSQL backend with several servers on one database', function () 
     assert.deepEqual(own, [{ foreign: false, maintenance: false }]);
   });
 
+  it("answers a repeated search from its saved answer while the project's entries are unchanged, and like a fresh server after another server changes them", async () => {
+    const url = await server().createDatabase();
+    const a = await open(url);
+    const b = await open(url);
+    const at = (i: number): string => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+    const entry = (id: string, projectId: string, i: number, title: string, content: string, tags: string[] = []) =>
+      ({ id, projectId, title, content, createdAt: at(i), tags, agentId: null }) as const;
+    for (let i = 0; i < 30; i++) {
+      await a.progress.insertEntry(entry(`p${i}`, 'p', i, `note ${i} alpha`, `alpha beta ${'gamma '.repeat(i % 4)}delta ${i}`, i % 3 === 0 ? ['auth'] : []));
+    }
+    for (let i = 0; i < 5; i++) await a.progress.insertEntry(entry(`q${i}`, 'q', i, `other ${i}`, 'alpha elsewhere'));
+    const queries = [
+      { projectId: 'p', text: 'alpha', limit: 10 },
+      { projectId: 'p', text: '"alpha beta" gamma', limit: 5, offset: 5 },
+      { projectId: 'p', text: 'delta -gamma', limit: 10 },
+      { projectId: 'p', query: 'note', limit: 10 },
+      { projectId: 'p', query: 'note', tags: ['auth'], startDate: at(3), limit: 10 },
+      { projectId: 'p', text: 'nothingmatches', limit: 10 },
+      { projectId: undefined, text: 'alpha', limit: 10 },
+      { projectId: 'q', text: 'alpha', limit: 10 },
+    ];
+    const stats = (l: Ledger): { savedAnswers: number } => (l.progress as unknown as { stats: { savedAnswers: number } }).stats;
+    /** Each query on `a` (twice) and on a server opened now, which has saved nothing: the same pages. */
+    const check = async (label: string, savedFromStart: number): Promise<void> => {
+      const fresh = await open(url);
+      const before = stats(a).savedAnswers;
+      for (const q of queries) assert.deepEqual(await a.progress.searchEntries(q), await fresh.progress.searchEntries(q), `${label}: ${JSON.stringify(q)}`);
+      assert.equal(stats(a).savedAnswers - before, savedFromStart, `${label}: answers served from those saved`);
+      for (const q of queries) assert.deepEqual(await a.progress.searchEntries(q), await fresh.progress.searchEntries(q), `${label}, again: ${JSON.stringify(q)}`);
+      assert.equal(stats(a).savedAnswers - before, savedFromStart + queries.length, `${label}: every answer saved after`);
+    };
+    await check('first', 0);
+    const pageOf = async (l: Ledger) => (await l.progress.searchEntries(queries[0]!)).entries;
+    assert.equal((await pageOf(a)).length, 10);
+
+    // Another server writes to project p: every search covering p is answered afresh, q's is not.
+    await b.progress.insertEntry(entry('p-new', 'p', 40, 'note new alpha alpha', 'alpha beta gamma delta new'));
+    await check('after an insert by another server', 1);
+    assert.ok((await pageOf(a)).some((e) => e.id === 'p-new'), 'the new entry ranks on the first page');
+
+    // A summary written elsewhere shows on a saved answer (it is read again every time).
+    const listed = (await pageOf(a))[0]!;
+    assert.equal(listed.hasSummary, false);
+    await b.progress.saveSummary('p', listed.id, 'summarised', 'fallback');
+    assert.equal((await pageOf(a))[0]!.hasSummary, true);
+
+    await b.transfer.deleteEntriesBefore({ before: at(10) });
+    await check('after a deletion', 0);
+
+    // A search vector changed in place (as re-indexing on open does).
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query("UPDATE log_entries SET search = setweight(to_tsvector('simple', 'renamed'), 'A') WHERE id = 'p20'");
+      await check('after a re-index', 1);
+      // An entry gone without its project's version moving (triggers off, as no writer of ours
+      // does): the saved answer finds its row missing and the search is answered afresh.
+      await client.query('BEGIN');
+      await client.query("SET LOCAL session_replication_role = 'replica'");
+      await client.query("DELETE FROM log_entries WHERE id = 'p-new'");
+      await client.query('COMMIT');
+      const before = stats(a).savedAnswers;
+      assert.ok(!(await pageOf(a)).some((e) => e.id === 'p-new'));
+      assert.equal(stats(a).savedAnswers, before);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('copies a ledger file into a database that holds other records only with force, adding to them, counts checked', async () => {
     const file = path.join(tempDir(), 'local.db');
     const local = await openLedger({ file, checkpoint: false });

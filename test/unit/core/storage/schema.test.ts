@@ -27,6 +27,6 @@ describe('schema written once for both engines', () => {
     const outline = (streams: typeof SCHEMAS) => streams.map((s) => `${s.name}:${s.migrations.map((m) => m.version).join(',')}`);
     // The embedded engine alone keeps the ledger host's write ids (a host serves only that engine).
     assert.deepEqual(outline(SCHEMAS), ['progress:1,2,3', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1', 'host:1']);
-    assert.deepEqual(outline(PG_SCHEMAS), ['progress:1,2,3,4', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1']);
+    assert.deepEqual(outline(PG_SCHEMAS), ['progress:1,2,3,4,5', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1']);
   });
 });
