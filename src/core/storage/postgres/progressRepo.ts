@@ -63,6 +63,7 @@ interface Answer {
   page: EntryPage;
   ns: string[];
   token: string | null;
+  growth?: Growth | undefined;
 }
 
 /** An answer kept for its query: valid while the token of the projects it covers is unchanged. */
@@ -71,6 +72,60 @@ interface SavedAnswer {
   total: number;
   ns: string[];
   entries: EntryListing[];
+  /** What tells whether entries written since can leave it as it is (one project's searches only). */
+  growth?: Growth | undefined;
+}
+
+/** A project's counters at the moment an answer was read (growthSql), with the page's place in its order. */
+interface Growth {
+  /** The project's entry_count and search_epoch, and the largest entry number of the ledger. */
+  count: number;
+  epoch: string;
+  maxN: bigint;
+  /** The page held `limit` rows: a hit ordered after its last row cannot be on it. */
+  full: boolean;
+  /** The order key of the page's last row (an OrderKey of the search's kind). */
+  last: OrderKey | undefined;
+  /** Ranked search: the candidates held (rankedPage), and the first-stage key of the last of them when they are as many as can be (null: not known). */
+  cands?: number;
+  kth?: OrderKey | null;
+}
+
+/** Sort keys compared in JavaScript as the SQL ORDER BY compares them (numbers and text in "C" order, entry numbers as bigint). */
+type OrderKey = (number | string | bigint)[];
+
+/** -1, 0 or 1 as a sorts before, with or after b; `desc[i]` for the columns sorted descending. */
+function compareKeys(a: OrderKey, b: OrderKey, desc: readonly boolean[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    return (x < y ? -1 : 1) * (desc[i] ? -1 : 1);
+  }
+  return 0;
+}
+
+/** ORDER BY created_at DESC, n DESC (listedPage). */
+const LISTED_DESC = [true, true];
+/** ORDER BY grp, rank DESC, pre DESC, search_size, created_at DESC, n DESC (rankedPage's page). */
+const RANKED_DESC = [false, true, true, false, true, true];
+/** ORDER BY pre DESC, search_size, created_at DESC, n DESC (rankedPage's candidates). */
+const CAND_DESC = [true, false, true, true];
+
+/** A project's counters as growthSql reads them. */
+interface GrowthRow {
+  count: string;
+  epoch: string;
+  maxN: string;
+}
+
+/** The counters of Growth, read in the statement of the answer (null for searches over every project). */
+function growthSql(projectId: string | undefined): TokenSql {
+  if (projectId === undefined) return { sql: 'NULL::json', params: [] };
+  return {
+    sql: "(SELECT json_build_object('count', entry_count::text, 'epoch', search_epoch::text, 'maxN', coalesce((SELECT max(n) FROM log_entries), 0)::text) FROM projects WHERE project_id = ?)",
+    params: [projectId],
+  };
 }
 
 interface TokenSql {
@@ -103,7 +158,7 @@ export class PgProgressStore implements ProgressStore {
   ) {}
 
   /** Searches answered from a saved answer (tests read it). */
-  readonly stats = { savedAnswers: 0 };
+  readonly stats = { savedAnswers: 0, grown: 0 };
   /** Answers of earlier searches by query, least recently used first (searchEntries). */
   private readonly saved = new Map<string, SavedAnswer>();
 
@@ -196,7 +251,13 @@ export class PgProgressStore implements ProgressStore {
     const key = JSON.stringify([f.where, f.params, q.limit, q.offset ?? 0]);
     const saved = this.saved.get(key);
     if (saved) {
-      const page = await this.engine.read((tx) => this.savedPage(tx, q, saved));
+      const page =
+        (await this.engine.read((tx) => this.savedPage(tx, q, saved))) ??
+        (saved.growth
+          ? await this.engine.read(async (tx) => ((await this.grow(tx, q, f, saved)) ? await this.savedPage(tx, q, saved) : undefined), {
+              indexScans: f.tsquery !== undefined,
+            })
+          : undefined);
       if (page) {
         this.saved.delete(key);
         this.saved.set(key, saved);
@@ -206,8 +267,76 @@ export class PgProgressStore implements ProgressStore {
       this.saved.delete(key);
     }
     const answer = f.tsquery !== undefined ? await this.rankedPage(q, f, f.tsquery) : await this.listedPage(q, f);
-    if (answer.token !== null) this.save(key, { token: answer.token, total: answer.page.total, ns: answer.ns, entries: answer.page.entries });
+    if (answer.token !== null) this.save(key, { token: answer.token, total: answer.page.total, ns: answer.ns, entries: answer.page.entries, growth: answer.growth });
     return answer.page;
+  }
+
+  /**
+   * Brings a saved answer of one project's search up to date with the entries written to the
+   * project since, when they leave its page as it is: true when it did (the answer then holds the
+   * project's new token, counters and total). That is so when no entry of the project was
+   * deleted or changed (its search_epoch is the same), every entry added has a number above the
+   * largest the answer saw (as many as its entry_count grew by: none committed late below it),
+   * and every one of them that the search finds is ordered after the page's last row, which was
+   * a full page. For ranked search a new hit also may not push out of the candidates one on the
+   * page, and the candidates' last must be known for a new hit to join them once they are full.
+   */
+  private async grow(tx: PgReadTx, q: EntryQuery, f: Filter, saved: SavedAnswer): Promise<boolean> {
+    const g = saved.growth;
+    if (!g || q.projectId === undefined) return false;
+    const token = tokenSql(q.projectId);
+    const growth = growthSql(q.projectId);
+    const ranked = f.tsquery !== undefined;
+    const hitColumns = ranked
+      ? "e.n::text AS n, e.created_at, e.search_size, ts_rank(?, e.title_search, to_tsquery('simple', ?), 0) AS pre, ts_rank(?, e.search, to_tsquery('simple', ?), 1) AS rank"
+      : 'e.n::text AS n, e.created_at';
+    const hitParams = ranked ? [RANK_WEIGHTS, f.tsquery!, RANK_WEIGHTS, f.tsquery!] : [];
+    const row = await tx.get<{
+      token: string | null;
+      growth: GrowthRow | null;
+      newer: string;
+      hits: { n: string; created_at: string; search_size?: number; pre?: number; rank?: number }[];
+    }>(
+      `SELECT ${token.sql} AS token, ${growth.sql} AS growth,
+              (SELECT count(*) FROM log_entries e WHERE e.project_id = ? AND e.n > ?) AS newer,
+              (SELECT coalesce(json_agg(h), '[]') FROM (SELECT ${hitColumns} FROM log_entries e WHERE e.n > ? AND ${f.where.join(' AND ')}) h) AS hits`,
+      [...token.params, ...growth.params, q.projectId, g.maxN.toString(), ...hitParams, g.maxN.toString(), ...f.params],
+    );
+    if (!row || row.token === null || !row.growth || row.growth.epoch !== g.epoch) return false;
+    if (Number(row.growth.count) - g.count !== Number(row.newer)) return false;
+    let cands = g.cands ?? 0;
+    let kth = g.kth ?? null;
+    const last = g.last;
+    if (row.hits.length > 0 && (!g.full || !last)) return false;
+    for (const h of row.hits) {
+      const n = BigInt(h.n);
+      if (!ranked) {
+        if (compareKeys([h.created_at, n], last!, LISTED_DESC) <= 0) return false;
+        continue;
+      }
+      const first: OrderKey = [h.pre!, h.search_size!, h.created_at, n];
+      let joins = false;
+      if (cands < this.rankCandidates) {
+        joins = true;
+        cands++;
+        // The candidates are full now, and which is last of them is not known.
+        kth = null;
+      } else if (kth === null) {
+        return false;
+      } else if (compareKeys(first, kth, CAND_DESC) < 0) {
+        // It joins the candidates and pushes out their last, which must not be on the page, nor the page reach past them.
+        if (saved.ns.includes(String(kth[3])) || (q.offset ?? 0) + q.limit > cands) return false;
+        joins = true;
+        kth = null;
+      }
+      const key: OrderKey = joins ? [0, h.rank!, 0, 0, h.created_at, n] : [1, 0, h.pre!, h.search_size!, h.created_at, n];
+      if (compareKeys(key, last!, RANKED_DESC) <= 0) return false;
+    }
+    saved.token = row.token;
+    saved.total += row.hits.length;
+    saved.growth = { ...g, count: Number(row.growth.count), maxN: BigInt(row.growth.maxN), ...(ranked ? { cands, kth } : {}) };
+    this.stats.grown++;
+    return true;
   }
 
   /** Keeps an answer for its query, the least recently used going first past SAVED_ANSWERS. */
@@ -247,15 +376,23 @@ export class PgProgressStore implements ProgressStore {
     const token = tokenSql(q.projectId);
     return this.engine.read(async (tx) => {
       const counted = await this.count(tx, q, f, token);
-      if (counted.total === 0) return { page: { entries: [], total: 0 }, ns: [], token: counted.token };
+      if (counted.total === 0) return { page: { entries: [], total: 0 }, ns: [], token: counted.token, growth: counted.growth };
       const where = f.where.length > 0 ? f.where.join(' AND ') : 'TRUE';
-      const rows = await tx.all<ListingRow & { n: string; token: string | null }>(
-        `SELECT ${LISTING_COLUMNS}, e.n, ${token.sql} AS token FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`,
-        [...token.params, ...f.params, q.limit, q.offset ?? 0],
+      const growth = growthSql(q.projectId);
+      const rows = await tx.all<ListingRow & { n: string; token: string | null; growth: GrowthRow | null }>(
+        `SELECT ${LISTING_COLUMNS}, e.n, ${token.sql} AS token, ${growth.sql} AS growth FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`,
+        [...token.params, ...growth.params, ...f.params, q.limit, q.offset ?? 0],
       );
       // Saved only when both statements read the same entries (another writer may commit between them).
       const same = rows.length > 0 && rows.every((r) => r.token === counted.token);
-      return { page: { entries: rows.map(toListing), total: counted.total }, ns: rows.map((r) => String(r.n)), token: same ? counted.token : null };
+      const last = rows[rows.length - 1];
+      const g = last?.growth;
+      return {
+        page: { entries: rows.map(toListing), total: counted.total },
+        ns: rows.map((r) => String(r.n)),
+        token: same ? counted.token : null,
+        growth: g ? { count: Number(g.count), epoch: g.epoch, maxN: BigInt(g.maxN), full: rows.length === q.limit, last: [last.created_at, BigInt(last.n)] } : undefined,
+      };
     });
   }
 
@@ -280,23 +417,39 @@ export class PgProgressStore implements ProgressStore {
       offset + q.limit > k ? 'UNION ALL SELECT h.n, 1 AS grp, 0::real AS rank, h.pre, h.search_size, h.created_at FROM hits h WHERE h.n NOT IN (SELECT n FROM cand)' : '';
     return this.engine.read(
       async (tx) => {
-        const order = await tx.all<{ n: string; total: string; token: string | null }>(
+        const growth = growthSql(q.projectId);
+        const order = await tx.all<{
+          n: string;
+          total: string;
+          token: string | null;
+          growth: GrowthRow | null;
+          cands: string;
+          kth: { n: string; pre: number; search_size: number; created_at: string } | null;
+          grp: number;
+          rank: number;
+          pre: number;
+          search_size: number;
+          created_at: string;
+        }>(
           `WITH hits AS MATERIALIZED (
              SELECT e.n, e.created_at, e.search_size, ts_rank(?, e.title_search, to_tsquery('simple', ?), 0) AS pre FROM log_entries e WHERE ${where}
            ),
-           cand AS MATERIALIZED (SELECT n FROM hits ORDER BY pre DESC, search_size, created_at DESC, n DESC LIMIT ${k}),
+           cand AS MATERIALIZED (SELECT n, pre, search_size, created_at FROM hits ORDER BY pre DESC, search_size, created_at DESC, n DESC LIMIT ${k}),
            ordered AS (
              SELECT c.n, 0 AS grp, ts_rank(?, e.search, to_tsquery('simple', ?), 1) AS rank, 0::real AS pre, 0 AS search_size, e.created_at
                FROM cand c JOIN log_entries e ON e.n = c.n
              ${rest}
            )
-           SELECT n, (SELECT count(*) FROM hits) AS total, ${token.sql} AS token FROM ordered
+           SELECT n, grp, rank, pre, search_size, created_at, (SELECT count(*) FROM hits) AS total, ${token.sql} AS token, ${growth.sql} AS growth,
+                  (SELECT count(*) FROM cand) AS cands,
+                  (SELECT row_to_json(c) FROM (SELECT n::text AS n, pre, search_size, created_at FROM cand ORDER BY pre DESC, search_size, created_at DESC, n DESC OFFSET ${k - 1} LIMIT 1) c) AS kth
+             FROM ordered
             ORDER BY grp, rank DESC, pre DESC, search_size, created_at DESC, n DESC LIMIT ? OFFSET ?`,
-          [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, ...token.params, q.limit, offset],
+          [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, ...token.params, ...growth.params, q.limit, offset],
         );
         if (order.length === 0) {
           const counted = await this.count(tx, q, f, token);
-          return { page: { entries: [], total: counted.total }, ns: [], token: counted.token };
+          return { page: { entries: [], total: counted.total }, ns: [], token: counted.token, growth: counted.growth };
         }
         const rows = await tx.all<ListingRow & { n: string }>(
           `SELECT ${LISTING_COLUMNS}, e.n,
@@ -308,10 +461,23 @@ export class PgProgressStore implements ProgressStore {
         const byN = new Map(rows.map((r) => [String(r.n), r]));
         // An entry deleted between the two statements is left out, and the answer is not saved.
         const kept = order.filter((r) => byN.has(String(r.n)));
+        const last = order[order.length - 1]!;
+        const g = last.growth;
         return {
           page: { entries: kept.map((r) => toListing(byN.get(String(r.n))!)), total: Number(order[0]!.total) },
           ns: kept.map((r) => String(r.n)),
           token: kept.length === order.length ? order[0]!.token : null,
+          growth: g
+            ? {
+                count: Number(g.count),
+                epoch: g.epoch,
+                maxN: BigInt(g.maxN),
+                full: order.length === q.limit,
+                last: [Number(last.grp), Number(last.rank), Number(last.pre), Number(last.search_size), last.created_at, BigInt(last.n)],
+                cands: Number(last.cands),
+                kth: last.kth ? [Number(last.kth.pre), Number(last.kth.search_size), last.kth.created_at, BigInt(last.kth.n)] : null,
+              }
+            : undefined,
         };
       },
       { indexScans: true },
@@ -319,7 +485,7 @@ export class PgProgressStore implements ProgressStore {
   }
 
   /** The number of entries the filter matches, and the token of the entries it counted. */
-  private async count(tx: PgReadTx, q: EntryQuery, f: Filter, token: TokenSql): Promise<{ total: number; token: string | null }> {
+  private async count(tx: PgReadTx, q: EntryQuery, f: Filter, token: TokenSql): Promise<{ total: number; token: string | null; growth: Growth | undefined }> {
     let sql: string;
     let params: PgValue[];
     // An unfiltered count comes from the projects' counters, as in the embedded engine.
@@ -333,8 +499,18 @@ export class PgProgressStore implements ProgressStore {
       sql = `(SELECT count(*) FROM log_entries e WHERE ${f.where.join(' AND ')})`;
       params = f.params;
     }
-    const row = await tx.get<{ n: string | null; token: string | null }>(`SELECT ${sql} AS n, ${token.sql} AS token`, [...params, ...token.params]);
-    return { total: Number(row?.n ?? 0), token: row?.token ?? null };
+    const growth = growthSql(q.projectId);
+    const row = await tx.get<{ n: string | null; token: string | null; growth: GrowthRow | null }>(`SELECT ${sql} AS n, ${token.sql} AS token, ${growth.sql} AS growth`, [
+      ...params,
+      ...token.params,
+      ...growth.params,
+    ]);
+    const total = Number(row?.n ?? 0);
+    const g = row?.growth;
+    // Nothing found: any hit added later changes the answer (growth counts what is not a hit).
+    const empty: Growth | undefined =
+      g && total === 0 ? { count: Number(g.count), epoch: g.epoch, maxN: BigInt(g.maxN), full: false, last: undefined, cands: 0, kth: null } : undefined;
+    return { total, token: row?.token ?? null, growth: empty };
   }
 
   async listProjects(): Promise<ProjectInfo[]> {

@@ -128,12 +128,13 @@ const progress: SchemaStream = {
       statements: [
         // Every insert, delete or re-index of a project's entries sets its search_version to a new
         // value of one sequence, in the writer's transaction and on the row whose entry_count it
-        // already updates (no other row is locked). A process keeps its answers to searches with
-        // the versions they were read at and serves them again while those are unchanged
-        // (progressRepo.ts searchEntries). A project made again under an old id starts from a new
-        // value too, so no version is ever seen twice.
+        // already updates (no other row is locked); a delete or a change in place sets its
+        // search_epoch too. A process keeps its answers to searches with the versions they were
+        // read at and serves them again while those are unchanged, or while only entries that
+        // leave the answer as it is were added (same epoch; progressRepo.ts searchEntries). A
+        // project made again under an old id starts from new values too, so none is seen twice.
         'CREATE SEQUENCE ap_search_version',
-        "ALTER TABLE projects ADD COLUMN search_version BIGINT NOT NULL DEFAULT nextval('ap_search_version')",
+        "ALTER TABLE projects ADD COLUMN search_version BIGINT NOT NULL DEFAULT nextval('ap_search_version'), ADD COLUMN search_epoch BIGINT NOT NULL DEFAULT nextval('ap_search_version')",
         `CREATE OR REPLACE FUNCTION ap_entries_ai() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
            UPDATE projects SET entry_count = entry_count + 1, search_version = nextval('ap_search_version'),
@@ -143,7 +144,7 @@ const progress: SchemaStream = {
          END $$`,
         `CREATE OR REPLACE FUNCTION ap_entries_ad() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
-           UPDATE projects SET entry_count = entry_count - 1, search_version = nextval('ap_search_version'),
+           UPDATE projects SET entry_count = entry_count - 1, search_version = nextval('ap_search_version'), search_epoch = nextval('ap_search_version'),
                   last_entry_at = (SELECT max(created_at) FROM log_entries WHERE project_id = OLD.project_id)
             WHERE project_id = OLD.project_id;
            RETURN NULL;
@@ -151,7 +152,7 @@ const progress: SchemaStream = {
         // What a search reads of an entry, changed in place (re-indexing on open does it to search).
         `CREATE FUNCTION ap_entries_au() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
-           UPDATE projects SET search_version = nextval('ap_search_version') WHERE project_id IN (OLD.project_id, NEW.project_id);
+           UPDATE projects SET search_version = nextval('ap_search_version'), search_epoch = nextval('ap_search_version') WHERE project_id IN (OLD.project_id, NEW.project_id);
            RETURN NULL;
          END $$`,
         'CREATE TRIGGER log_entries_au AFTER UPDATE OF search, project_id, created_at, title, title_fold, tags ON log_entries FOR EACH ROW EXECUTE FUNCTION ap_entries_au()',

@@ -10,7 +10,8 @@ import pg from 'pg';
 import { ledgerLabel, loadConfig } from '../../../../src/core/config';
 import { isLedgerError } from '../../../../src/core/errors';
 import { createLogger } from '../../../../src/core/log';
-import { numberPlaceholders } from '../../../../src/core/storage/postgres/engine';
+import { numberPlaceholders, type PgEngine } from '../../../../src/core/storage/postgres/engine';
+import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
 import { fullTextTsQuery, searchWords } from '../../../../src/core/storage/postgres/search';
 import { checkPostgresUrl, isPostgresUrl, redactUrl, urlPassword } from '../../../../src/core/storage/postgres/url';
 import { copyLedger } from '../../../../src/core/storage/copyLedger';
@@ -216,24 +217,51 @@ describe('PostgreSQL backend with several servers on one database', function () 
       { projectId: undefined, text: 'alpha', limit: 10 },
       { projectId: 'q', text: 'alpha', limit: 10 },
     ];
-    const stats = (l: Ledger): { savedAnswers: number } => (l.progress as unknown as { stats: { savedAnswers: number } }).stats;
-    /** Each query on `a` (twice) and on a server opened now, which has saved nothing: the same pages. */
-    const check = async (label: string, savedFromStart: number): Promise<void> => {
+    type Stats = { savedAnswers: number; grown: number };
+    const stats = (l: Ledger): Stats => ({ ...(l.progress as unknown as { stats: Stats }).stats });
+    /** Each query on `a` and on a server opened now, which has saved nothing: the same pages; how `a` answered each. */
+    const check = async (label: string): Promise<string[]> => {
       const fresh = await open(url);
-      const before = stats(a).savedAnswers;
-      for (const q of queries) assert.deepEqual(await a.progress.searchEntries(q), await fresh.progress.searchEntries(q), `${label}: ${JSON.stringify(q)}`);
-      assert.equal(stats(a).savedAnswers - before, savedFromStart, `${label}: answers served from those saved`);
+      const how: string[] = [];
+      for (const q of queries) {
+        const before = stats(a);
+        assert.deepEqual(await a.progress.searchEntries(q), await fresh.progress.searchEntries(q), `${label}: ${JSON.stringify(q)}`);
+        const after = stats(a);
+        how.push(after.grown > before.grown ? 'grown' : after.savedAnswers > before.savedAnswers ? 'saved' : 'fresh');
+      }
+      const again = stats(a).savedAnswers;
       for (const q of queries) assert.deepEqual(await a.progress.searchEntries(q), await fresh.progress.searchEntries(q), `${label}, again: ${JSON.stringify(q)}`);
-      assert.equal(stats(a).savedAnswers - before, savedFromStart + queries.length, `${label}: every answer saved after`);
+      assert.equal(stats(a).savedAnswers - again, queries.length, `${label}: every answer saved after`);
+      return how;
     };
-    await check('first', 0);
+    assert.deepEqual(await check('first'), Array(queries.length).fill('fresh'));
     const pageOf = async (l: Ledger) => (await l.progress.searchEntries(queries[0]!)).entries;
     assert.equal((await pageOf(a)).length, 10);
 
-    // Another server writes to project p: every search covering p is answered afresh, q's is not.
+    // Another server adds an entry to project p, newest and best for "alpha": the searches it
+    // changes are answered afresh; those it leaves as they were (not a hit, or none at all) grow
+    // their saved answer; project q's and every project's are saved and afresh.
     await b.progress.insertEntry(entry('p-new', 'p', 40, 'note new alpha alpha', 'alpha beta gamma delta new'));
-    await check('after an insert by another server', 1);
-    assert.ok((await pageOf(a)).some((e) => e.id === 'p-new'), 'the new entry ranks on the first page');
+    const afterNew = await check('after an insert by another server');
+    assert.deepEqual(
+      [0, 2, 3, 4, 5, 6, 7].map((i) => afterNew[i]),
+      ['fresh', 'grown', 'fresh', 'grown', 'grown', 'fresh', 'saved'],
+      afterNew.join(' '),
+    );
+    assert.ok(
+      (await pageOf(a)).some((e) => e.id === 'p-new'),
+      'the new entry ranks on the first page',
+    );
+
+    // An entry older than every other, whose only "alpha" is deep in a long text: it orders after
+    // the pages of "alpha" and of "note", which grow to count it.
+    await b.progress.insertEntry(entry('p-old', 'p', -5, 'note old', `${'filler words here '.repeat(40)}alpha`));
+    const afterOld = await check('after an insert ordered last');
+    assert.deepEqual([afterOld[0], afterOld[3], afterOld[7]], ['grown', 'grown', 'saved'], afterOld.join(' '));
+
+    // Two entries written at once by two servers, one of them a hit ordered last: grown too.
+    await Promise.all([b.progress.insertEntry(entry('p-two-1', 'p', -4, 'note two', 'nothing here')), a.progress.insertEntry(entry('p-two-2', 'p', -3, 'other', 'zeta'))]);
+    assert.equal((await check('after two inserts at once'))[3], 'grown');
 
     // A summary written elsewhere shows on a saved answer (it is read again every time).
     const listed = (await pageOf(a))[0]!;
@@ -241,15 +269,28 @@ describe('PostgreSQL backend with several servers on one database', function () 
     await b.progress.saveSummary('p', listed.id, 'summarised', 'fallback');
     assert.equal((await pageOf(a))[0]!.hasSummary, true);
 
-    await b.transfer.deleteEntriesBefore({ before: at(10) });
-    await check('after a deletion', 0);
+    // A deletion answers every search of the project afresh (the epoch moved).
+    const afterDelete = await check('after a deletion');
+    assert.deepEqual(afterDelete.slice(0, 6), Array(6).fill('saved'));
+    await b.transfer.deleteEntriesBefore({ before: at(10), projectId: 'p' });
+    assert.deepEqual((await check('after a deletion')).slice(0, 7), Array(7).fill('fresh'));
 
     // A search vector changed in place (as re-indexing on open does).
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       await client.query("UPDATE log_entries SET search = setweight(to_tsvector('simple', 'renamed'), 'A') WHERE id = 'p20'");
-      await check('after a re-index', 1);
+      assert.deepEqual((await check('after a re-index')).slice(0, 7), Array(7).fill('fresh'));
+      // An entry numbered below the largest the answers saw, committed after them (as a writer
+      // whose number was drawn first but whose transaction ended last): not among the entries
+      // above that number, so the count tells, and the title search it heads is answered afresh.
+      await client.query(
+        `INSERT INTO log_entries (n, id, project_id, created_at, title, title_fold, tags, content, search)
+         VALUES (-5, 'p-late', 'p', $1, 'note late', 'note late', '[]', 'nothing', setweight(to_tsvector('simple', 'note late'), 'A') || setweight(to_tsvector('simple', 'nothing'), 'B'))`,
+        [at(50)],
+      );
+      const afterLate = await check('after an entry numbered below those seen');
+      assert.deepEqual([afterLate[0], afterLate[3]], ['fresh', 'fresh'], afterLate.join(' '));
       // An entry gone without its project's version moving (triggers off, as no writer of ours
       // does): the saved answer finds its row missing and the search is answered afresh.
       await client.query('BEGIN');
@@ -262,6 +303,54 @@ describe('PostgreSQL backend with several servers on one database', function () 
     } finally {
       await client.end();
     }
+  });
+
+  it('grows a saved ranked answer past its candidates only while the page stays as a fresh search orders it', async () => {
+    const url = await server().createDatabase();
+    const a = await open(url);
+    const b = await open(url);
+    // Five candidates, so that a dozen hits go past them (the store ranks 1,000).
+    const storeOf = (l: Ledger): PgProgressStore => new PgProgressStore((l.progress as unknown as { engine: PgEngine }).engine, 5);
+    const saving = storeOf(a);
+    const at = (i: number): string => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+    let made = 0;
+    const add = (title: string, content: string, i: number) =>
+      b.progress.insertEntry({ id: `e${made++}`, projectId: 'p', title, content, createdAt: at(i), tags: [], agentId: null });
+    // Three title hits whose long texts rank them low, and nine short content hits that rank
+    // above them: the five candidates (chosen by the title first) are the three and two short
+    // ones, and those two head the ranked order, on the first page.
+    const long = (from: number): string => Array.from({ length: 150 }, (_, i) => `w${from + i}`).join(' ');
+    for (let i = 0; i < 3; i++) await add('alpha', long(i * 1000), i);
+    for (let i = 3; i < 12; i++) await add(`plain ${i}`, `alpha word ${i}`, i);
+    const pages = [0, 3, 6, 9].map((offset) => ({ projectId: 'p', text: 'alpha', limit: 3, offset }));
+    const how = async (label: string): Promise<string[]> => {
+      const fresh = storeOf(await open(url));
+      const out: string[] = [];
+      for (const q of pages) {
+        const before = { ...saving.stats };
+        assert.deepEqual(await saving.searchEntries(q), await fresh.searchEntries(q), `${label}: ${JSON.stringify(q)}`);
+        out.push(saving.stats.grown > before.grown ? 'grown' : saving.stats.savedAnswers > before.savedAnswers ? 'saved' : 'fresh');
+      }
+      return out;
+    };
+    assert.deepEqual(await how('first'), ['fresh', 'fresh', 'fresh', 'fresh']);
+    assert.deepEqual(await how('again'), ['saved', 'saved', 'saved', 'saved']);
+    // A long text with one "alpha" and no title hit: last in the first stage's order, it goes to
+    // the end of the other hits, and every page grows.
+    await add('plain', `${long(9000)} alpha`, -10);
+    assert.deepEqual(await how('a hit ordered last'), ['grown', 'grown', 'grown', 'grown']);
+    // A title hit ranked as low as the others: it joins the candidates and pushes out their last,
+    // which is on the first page, so that page is answered afresh (and so is the second, which
+    // reaches past the candidates).
+    await add('alpha', long(5000), -9);
+    const joined = await how('a hit that pushes out a candidate on the page');
+    assert.deepEqual(joined.slice(0, 2), ['fresh', 'fresh'], joined.join(' '));
+    // Each kind again, over answers saved afresh and grown: every page still as a fresh search orders it.
+    await add('plain again', `${long(7000)} alpha`, -8);
+    await how('another hit ordered last');
+    await add('alpha alpha', 'alpha alpha', -7);
+    await how('a hit ranked first');
+    assert.ok(saving.stats.grown >= 2, `grown ${saving.stats.grown}`);
   });
 
   it('copies a ledger file into a database that holds other records only with force, adding to them, counts checked', async () => {
