@@ -119,6 +119,11 @@ interface GrowthRow {
   maxN: string;
 }
 
+/** Growth's counters from their row. */
+function counters(g: GrowthRow): Pick<Growth, 'count' | 'epoch' | 'maxN'> {
+  return { count: Number(g.count), epoch: g.epoch, maxN: BigInt(g.maxN) };
+}
+
 /** The counters of Growth, read in the statement of the answer (null for searches over every project). */
 function growthSql(projectId: string | undefined): TokenSql {
   if (projectId === undefined) return { sql: 'NULL::json', params: [] };
@@ -157,7 +162,7 @@ export class PgProgressStore implements ProgressStore {
     private readonly rankCandidates = RANK_CANDIDATES,
   ) {}
 
-  /** Searches answered from a saved answer (tests read it). */
+  /** Searches answered from a saved answer, and how many of those grew over entries added first (tests read them). */
   readonly stats = { savedAnswers: 0, grown: 0 };
   /** Answers of earlier searches by query, least recently used first (searchEntries). */
   private readonly saved = new Map<string, SavedAnswer>();
@@ -334,7 +339,7 @@ export class PgProgressStore implements ProgressStore {
     }
     saved.token = row.token;
     saved.total += row.hits.length;
-    saved.growth = { ...g, count: Number(row.growth.count), maxN: BigInt(row.growth.maxN), ...(ranked ? { cands, kth } : {}) };
+    saved.growth = { ...g, ...counters(row.growth), ...(ranked ? { cands, kth } : {}) };
     this.stats.grown++;
     return true;
   }
@@ -391,7 +396,7 @@ export class PgProgressStore implements ProgressStore {
         page: { entries: rows.map(toListing), total: counted.total },
         ns: rows.map((r) => String(r.n)),
         token: same ? counted.token : null,
-        growth: g ? { count: Number(g.count), epoch: g.epoch, maxN: BigInt(g.maxN), full: rows.length === q.limit, last: [last.created_at, BigInt(last.n)] } : undefined,
+        growth: g ? { ...counters(g), full: rows.length === q.limit, last: [last.created_at, BigInt(last.n)] } : undefined,
       };
     });
   }
@@ -469,9 +474,7 @@ export class PgProgressStore implements ProgressStore {
           token: kept.length === order.length ? order[0]!.token : null,
           growth: g
             ? {
-                count: Number(g.count),
-                epoch: g.epoch,
-                maxN: BigInt(g.maxN),
+                ...counters(g),
                 full: order.length === q.limit,
                 last: [Number(last.grp), Number(last.rank), Number(last.pre), Number(last.search_size), last.created_at, BigInt(last.n)],
                 cands: Number(last.cands),
@@ -508,8 +511,7 @@ export class PgProgressStore implements ProgressStore {
     const total = Number(row?.n ?? 0);
     const g = row?.growth;
     // Nothing found: any hit added later changes the answer (growth counts what is not a hit).
-    const empty: Growth | undefined =
-      g && total === 0 ? { count: Number(g.count), epoch: g.epoch, maxN: BigInt(g.maxN), full: false, last: undefined, cands: 0, kth: null } : undefined;
+    const empty: Growth | undefined = g && total === 0 ? { ...counters(g), full: false, last: undefined, cands: 0, kth: null } : undefined;
     return { total, token: row?.token ?? null, growth: empty };
   }
 
