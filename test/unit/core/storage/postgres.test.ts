@@ -216,6 +216,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
       { projectId: 'p', text: 'nothingmatches', limit: 10 },
       { projectId: undefined, text: 'alpha', limit: 10 },
       { projectId: 'q', text: 'alpha', limit: 10 },
+      { projectId: 'p', query: 'note', tags: ['auth'], limit: 20 },
     ];
     type Stats = { savedAnswers: number; grown: number };
     const stats = (l: Ledger): Stats => ({ ...(l.progress as unknown as { stats: Stats }).stats });
@@ -258,6 +259,12 @@ describe('PostgreSQL backend with several servers on one database', function () 
     await b.progress.insertEntry(entry('p-old', 'p', -5, 'note old', `${'filler words here '.repeat(40)}alpha`));
     const afterOld = await check('after an insert ordered last');
     assert.deepEqual([afterOld[0], afterOld[3], afterOld[7]], ['grown', 'grown', 'saved'], afterOld.join(' '));
+
+    // A hit ordered after the last row of a page that was not full belongs on it: afresh. The
+    // full page of "note" grows.
+    await b.progress.insertEntry(entry('p-tagged', 'p', -6, 'note tagged', 'tagged', ['auth']));
+    const afterTagged = await check('after a hit ordered last, below a page not full');
+    assert.deepEqual([afterTagged[3], afterTagged[8]], ['grown', 'fresh'], afterTagged.join(' '));
 
     // Two entries written at once by two servers, one of them a hit ordered last: grown too.
     await Promise.all([b.progress.insertEntry(entry('p-two-1', 'p', -4, 'note two', 'nothing here')), a.progress.insertEntry(entry('p-two-2', 'p', -3, 'other', 'zeta'))]);
@@ -322,7 +329,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const long = (from: number): string => Array.from({ length: 150 }, (_, i) => `w${from + i}`).join(' ');
     for (let i = 0; i < 3; i++) await add('alpha', long(i * 1000), i);
     for (let i = 3; i < 12; i++) await add(`plain ${i}`, `alpha word ${i}`, i);
-    const pages = [0, 3, 6, 9].map((offset) => ({ projectId: 'p', text: 'alpha', limit: 3, offset }));
+    const pages = [...[0, 3, 6, 9].map((offset) => ({ projectId: 'p', text: 'alpha', limit: 3, offset })), { projectId: 'p', text: 'alpha', limit: 1 }];
     const how = async (label: string): Promise<string[]> => {
       const fresh = storeOf(await open(url));
       const out: string[] = [];
@@ -333,18 +340,23 @@ describe('PostgreSQL backend with several servers on one database', function () 
       }
       return out;
     };
-    assert.deepEqual(await how('first'), ['fresh', 'fresh', 'fresh', 'fresh']);
-    assert.deepEqual(await how('again'), ['saved', 'saved', 'saved', 'saved']);
+    assert.deepEqual(await how('first'), Array(5).fill('fresh'));
+    assert.deepEqual(await how('again'), Array(5).fill('saved'));
     // A long text with one "alpha" and no title hit: last in the first stage's order, it goes to
     // the end of the other hits, and every page grows.
     await add('plain', `${long(9000)} alpha`, -10);
-    assert.deepEqual(await how('a hit ordered last'), ['grown', 'grown', 'grown', 'grown']);
+    assert.deepEqual(await how('a hit ordered last'), Array(5).fill('grown'));
     // A title hit ranked as low as the others: it joins the candidates and pushes out their last,
     // which is on the first page, so that page is answered afresh (and so is the second, which
     // reaches past the candidates).
     await add('alpha', long(5000), -9);
+    // The one-row page holds only the best hit: it grows, and its answer no longer knows which
+    // candidate is last.
     const joined = await how('a hit that pushes out a candidate on the page');
-    assert.deepEqual(joined.slice(0, 2), ['fresh', 'fresh'], joined.join(' '));
+    assert.deepEqual([joined[0], joined[1], joined[4]], ['fresh', 'fresh', 'grown'], joined.join(' '));
+    // So the next hit, wherever it orders, answers the one-row page afresh.
+    await add('plain more', `${long(8000)} alpha`, -11);
+    assert.equal((await how('a hit past candidates whose last is not known'))[4], 'fresh');
     // Each kind again, over answers saved afresh and grown: every page still as a fresh search orders it.
     await add('plain again', `${long(7000)} alpha`, -8);
     await how('another hit ordered last');
