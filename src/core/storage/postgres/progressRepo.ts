@@ -76,7 +76,7 @@ interface SavedAnswer {
   growth?: Growth | undefined;
 }
 
-/** A project's counters at the moment an answer was read (growthSql), with the page's place in its order. */
+/** A project's counters at the moment an answer was read (Snapshot), with the page's place in its order. */
 interface Growth {
   /** The project's entry_count and search_epoch, and the largest entry number of the ledger. */
   count: number;
@@ -112,42 +112,42 @@ const RANKED_DESC = [false, true, true, false, true, true];
 /** ORDER BY pre DESC, search_size, created_at DESC, n DESC (rankedPage's candidates). */
 const CAND_DESC = [true, false, true, true];
 
-/** A project's counters as growthSql reads them. */
-interface GrowthRow {
-  count: string;
-  epoch: string;
-  maxN: string;
+/**
+ * The state of the entries a search covers, read in the same statement as its answer
+ * (snapshotSql). `token` names them: each covered project's search_version, which every insert,
+ * delete or re-index of its entries sets to a new value of one sequence, in the writer's
+ * transaction (schema migration 5); changes to one project's entries are serialized by its row,
+ * so a version read names exactly one set of its entries. For one project's search, also its
+ * entry_count and search_epoch and the ledger's largest entry number (Growth). Null when the
+ * project does not exist: nothing is saved then.
+ */
+interface Snapshot {
+  token: string;
+  count?: string;
+  epoch?: string;
+  maxN?: string;
 }
 
-/** Growth's counters from their row. */
-function counters(g: GrowthRow): Pick<Growth, 'count' | 'epoch' | 'maxN'> {
-  return { count: Number(g.count), epoch: g.epoch, maxN: BigInt(g.maxN) };
-}
-
-/** The counters of Growth, read in the statement of the answer (null for searches over every project). */
-function growthSql(projectId: string | undefined): TokenSql {
-  if (projectId === undefined) return { sql: 'NULL::json', params: [] };
-  return {
-    sql: "(SELECT json_build_object('count', entry_count::text, 'epoch', search_epoch::text, 'maxN', coalesce((SELECT max(n) FROM log_entries), 0)::text) FROM projects WHERE project_id = ?)",
-    params: [projectId],
-  };
-}
-
-interface TokenSql {
+interface SnapshotSql {
   sql: string;
   params: PgValue[];
 }
 
-/**
- * The token of the entries a search covers, as an SQL expression: each project's search_version,
- * which every insert, delete or re-index of its entries sets to a new value of one sequence, in
- * the writer's transaction (schema migration 5). Changes to one project's entries are serialized
- * by its row, so a version read names exactly one set of its entries; null when the project does
- * not exist (nothing is saved then).
- */
-function tokenSql(projectId: string | undefined): TokenSql {
-  if (projectId !== undefined) return { sql: "(SELECT project_id || '=' || search_version FROM projects WHERE project_id = ?)", params: [projectId] };
-  return { sql: "(SELECT coalesce(string_agg(project_id || '=' || search_version, ',' ORDER BY project_id), '') FROM projects)", params: [] };
+function snapshotSql(projectId: string | undefined): SnapshotSql {
+  if (projectId === undefined) {
+    return { sql: "json_build_object('token', (SELECT coalesce(string_agg(project_id || '=' || search_version, ',' ORDER BY project_id), '') FROM projects))", params: [] };
+  }
+  return {
+    sql: `(SELECT json_build_object('token', project_id || '=' || search_version, 'count', entry_count::text, 'epoch', search_epoch::text,
+                                    'maxN', coalesce((SELECT max(n) FROM log_entries), 0)::text) FROM projects WHERE project_id = ?)`,
+    params: [projectId],
+  };
+}
+
+/** Growth's counters from a snapshot of one project's search (undefined for a search over every project). */
+function counters(s: Snapshot | null | undefined): Pick<Growth, 'count' | 'epoch' | 'maxN'> | undefined {
+  if (!s || s.count === undefined || s.epoch === undefined || s.maxN === undefined) return undefined;
+  return { count: Number(s.count), epoch: s.epoch, maxN: BigInt(s.maxN) };
 }
 
 /** Answers kept at most, per process (each holds one page of listings). */
@@ -264,8 +264,7 @@ export class PgProgressStore implements ProgressStore {
             })
           : undefined);
       if (page) {
-        this.saved.delete(key);
-        this.saved.set(key, saved);
+        this.save(key, saved);
         this.stats.savedAnswers++;
         return page;
       }
@@ -289,26 +288,25 @@ export class PgProgressStore implements ProgressStore {
   private async grow(tx: PgReadTx, q: EntryQuery, f: Filter, saved: SavedAnswer): Promise<boolean> {
     const g = saved.growth;
     if (!g || q.projectId === undefined) return false;
-    const token = tokenSql(q.projectId);
-    const growth = growthSql(q.projectId);
+    const snap = snapshotSql(q.projectId);
     const ranked = f.tsquery !== undefined;
     const hitColumns = ranked
       ? "e.n::text AS n, e.created_at, e.search_size, ts_rank(?, e.title_search, to_tsquery('simple', ?), 0) AS pre, ts_rank(?, e.search, to_tsquery('simple', ?), 1) AS rank"
       : 'e.n::text AS n, e.created_at';
     const hitParams = ranked ? [RANK_WEIGHTS, f.tsquery!, RANK_WEIGHTS, f.tsquery!] : [];
     const row = await tx.get<{
-      token: string | null;
-      growth: GrowthRow | null;
+      snap: Snapshot | null;
       newer: string;
       hits: { n: string; created_at: string; search_size?: number; pre?: number; rank?: number }[];
     }>(
-      `SELECT ${token.sql} AS token, ${growth.sql} AS growth,
+      `SELECT ${snap.sql} AS snap,
               (SELECT count(*) FROM log_entries e WHERE e.project_id = ? AND e.n > ?) AS newer,
               (SELECT coalesce(json_agg(h), '[]') FROM (SELECT ${hitColumns} FROM log_entries e WHERE e.n > ? AND ${f.where.join(' AND ')}) h) AS hits`,
-      [...token.params, ...growth.params, q.projectId, g.maxN.toString(), ...hitParams, g.maxN.toString(), ...f.params],
+      [...snap.params, q.projectId, g.maxN.toString(), ...hitParams, g.maxN.toString(), ...f.params],
     );
-    if (!row || row.token === null || !row.growth || row.growth.epoch !== g.epoch) return false;
-    if (Number(row.growth.count) - g.count !== Number(row.newer)) return false;
+    const now = counters(row?.snap);
+    if (!row?.snap || !now || now.epoch !== g.epoch) return false;
+    if (now.count - g.count !== Number(row.newer)) return false;
     let cands = g.cands ?? 0;
     let kth = g.kth ?? null;
     const last = g.last;
@@ -337,9 +335,9 @@ export class PgProgressStore implements ProgressStore {
       const key: OrderKey = joins ? [0, h.rank!, 0, 0, h.created_at, n] : [1, 0, h.pre!, h.search_size!, h.created_at, n];
       if (compareKeys(key, last!, RANKED_DESC) <= 0) return false;
     }
-    saved.token = row.token;
+    saved.token = row.snap.token;
     saved.total += row.hits.length;
-    saved.growth = { ...g, ...counters(row.growth), ...(ranked ? { cands, kth } : {}) };
+    saved.growth = { ...g, ...now, ...(ranked ? { cands, kth } : {}) };
     this.stats.grown++;
     return true;
   }
@@ -362,41 +360,40 @@ export class PgProgressStore implements ProgressStore {
    * sends the search the full way.
    */
   private async savedPage(tx: PgReadTx, q: EntryQuery, saved: SavedAnswer): Promise<EntryPage | undefined> {
-    const token = tokenSql(q.projectId);
+    const snap = snapshotSql(q.projectId);
     if (saved.ns.length === 0) {
-      const row = await tx.get<{ token: string | null }>(`SELECT ${token.sql} AS token`, token.params);
-      return row?.token === saved.token ? { entries: [], total: saved.total } : undefined;
+      const row = await tx.get<{ snap: Snapshot | null }>(`SELECT ${snap.sql} AS snap`, snap.params);
+      return row?.snap?.token === saved.token ? { entries: [], total: saved.total } : undefined;
     }
-    const rows = await tx.all<{ n: string; has_summary: boolean; token: string | null }>(
-      `SELECT e.n, e.summary IS NOT NULL AS has_summary, ${token.sql} AS token FROM log_entries e WHERE e.n IN (${saved.ns.map(() => '?').join(', ')})`,
-      [...token.params, ...saved.ns],
+    const rows = await tx.all<{ n: string; has_summary: boolean; snap: Snapshot | null }>(
+      `SELECT e.n, e.summary IS NOT NULL AS has_summary, ${snap.sql} AS snap FROM log_entries e WHERE e.n IN (${saved.ns.map(() => '?').join(', ')})`,
+      [...snap.params, ...saved.ns],
     );
-    if (rows.length !== saved.ns.length || rows.some((r) => r.token !== saved.token)) return undefined;
+    if (rows.length !== saved.ns.length || rows.some((r) => r.snap?.token !== saved.token)) return undefined;
     const summarised = new Map(rows.map((r) => [String(r.n), r.has_summary]));
     return { entries: saved.entries.map((e, i) => ({ ...e, hasSummary: summarised.get(saved.ns[i]!) === true })), total: saved.total };
   }
 
   /** The seed's filters without ranked text: newest first. */
   private async listedPage(q: EntryQuery, f: Filter): Promise<Answer> {
-    const token = tokenSql(q.projectId);
+    const snap = snapshotSql(q.projectId);
     return this.engine.read(async (tx) => {
-      const counted = await this.count(tx, q, f, token);
+      const counted = await this.count(tx, q, f, snap);
       if (counted.total === 0) return { page: { entries: [], total: 0 }, ns: [], token: counted.token, growth: counted.growth };
       const where = f.where.length > 0 ? f.where.join(' AND ') : 'TRUE';
-      const growth = growthSql(q.projectId);
-      const rows = await tx.all<ListingRow & { n: string; token: string | null; growth: GrowthRow | null }>(
-        `SELECT ${LISTING_COLUMNS}, e.n, ${token.sql} AS token, ${growth.sql} AS growth FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`,
-        [...token.params, ...growth.params, ...f.params, q.limit, q.offset ?? 0],
+      const rows = await tx.all<ListingRow & { n: string; snap: Snapshot | null }>(
+        `SELECT ${LISTING_COLUMNS}, e.n, ${snap.sql} AS snap FROM log_entries e WHERE ${where} ORDER BY e.created_at DESC, e.n DESC LIMIT ? OFFSET ?`,
+        [...snap.params, ...f.params, q.limit, q.offset ?? 0],
       );
       // Saved only when both statements read the same entries (another writer may commit between them).
-      const same = rows.length > 0 && rows.every((r) => r.token === counted.token);
+      const same = rows.length > 0 && rows.every((r) => r.snap?.token === counted.token);
       const last = rows[rows.length - 1];
-      const g = last?.growth;
+      const g = counters(last?.snap);
       return {
         page: { entries: rows.map(toListing), total: counted.total },
         ns: rows.map((r) => String(r.n)),
         token: same ? counted.token : null,
-        growth: g ? { ...counters(g), full: rows.length === q.limit, last: [last.created_at, BigInt(last.n)] } : undefined,
+        growth: g && last ? { ...g, full: rows.length === q.limit, last: [last.created_at, BigInt(last.n)] } : undefined,
       };
     });
   }
@@ -416,18 +413,16 @@ export class PgProgressStore implements ProgressStore {
     const where = f.where.join(' AND ');
     const offset = q.offset ?? 0;
     const k = this.rankCandidates;
-    const token = tokenSql(q.projectId);
+    const snap = snapshotSql(q.projectId);
     // The other hits are ordered only when the page reaches past the candidates.
     const rest =
       offset + q.limit > k ? 'UNION ALL SELECT h.n, 1 AS grp, 0::real AS rank, h.pre, h.search_size, h.created_at FROM hits h WHERE h.n NOT IN (SELECT n FROM cand)' : '';
     return this.engine.read(
       async (tx) => {
-        const growth = growthSql(q.projectId);
         const order = await tx.all<{
           n: string;
           total: string;
-          token: string | null;
-          growth: GrowthRow | null;
+          snap: Snapshot | null;
           cands: string;
           kth: { n: string; pre: number; search_size: number; created_at: string } | null;
           grp: number;
@@ -445,15 +440,15 @@ export class PgProgressStore implements ProgressStore {
                FROM cand c JOIN log_entries e ON e.n = c.n
              ${rest}
            )
-           SELECT n, grp, rank, pre, search_size, created_at, (SELECT count(*) FROM hits) AS total, ${token.sql} AS token, ${growth.sql} AS growth,
+           SELECT n, grp, rank, pre, search_size, created_at, (SELECT count(*) FROM hits) AS total, ${snap.sql} AS snap,
                   (SELECT count(*) FROM cand) AS cands,
                   (SELECT row_to_json(c) FROM (SELECT n::text AS n, pre, search_size, created_at FROM cand ORDER BY pre DESC, search_size, created_at DESC, n DESC OFFSET ${k - 1} LIMIT 1) c) AS kth
              FROM ordered
             ORDER BY grp, rank DESC, pre DESC, search_size, created_at DESC, n DESC LIMIT ? OFFSET ?`,
-          [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, ...token.params, ...growth.params, q.limit, offset],
+          [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, ...snap.params, q.limit, offset],
         );
         if (order.length === 0) {
-          const counted = await this.count(tx, q, f, token);
+          const counted = await this.count(tx, q, f, snap);
           return { page: { entries: [], total: counted.total }, ns: [], token: counted.token, growth: counted.growth };
         }
         const rows = await tx.all<ListingRow & { n: string }>(
@@ -467,14 +462,14 @@ export class PgProgressStore implements ProgressStore {
         // An entry deleted between the two statements is left out, and the answer is not saved.
         const kept = order.filter((r) => byN.has(String(r.n)));
         const last = order[order.length - 1]!;
-        const g = last.growth;
+        const g = counters(last.snap);
         return {
           page: { entries: kept.map((r) => toListing(byN.get(String(r.n))!)), total: Number(order[0]!.total) },
           ns: kept.map((r) => String(r.n)),
-          token: kept.length === order.length ? order[0]!.token : null,
+          token: kept.length === order.length ? (order[0]!.snap?.token ?? null) : null,
           growth: g
             ? {
-                ...counters(g),
+                ...g,
                 full: order.length === q.limit,
                 last: [Number(last.grp), Number(last.rank), Number(last.pre), Number(last.search_size), last.created_at, BigInt(last.n)],
                 cands: Number(last.cands),
@@ -488,7 +483,7 @@ export class PgProgressStore implements ProgressStore {
   }
 
   /** The number of entries the filter matches, and the token of the entries it counted. */
-  private async count(tx: PgReadTx, q: EntryQuery, f: Filter, token: TokenSql): Promise<{ total: number; token: string | null; growth: Growth | undefined }> {
+  private async count(tx: PgReadTx, q: EntryQuery, f: Filter, snap: SnapshotSql): Promise<{ total: number; token: string | null; growth: Growth | undefined }> {
     let sql: string;
     let params: PgValue[];
     // An unfiltered count comes from the projects' counters, as in the embedded engine.
@@ -502,17 +497,12 @@ export class PgProgressStore implements ProgressStore {
       sql = `(SELECT count(*) FROM log_entries e WHERE ${f.where.join(' AND ')})`;
       params = f.params;
     }
-    const growth = growthSql(q.projectId);
-    const row = await tx.get<{ n: string | null; token: string | null; growth: GrowthRow | null }>(`SELECT ${sql} AS n, ${token.sql} AS token, ${growth.sql} AS growth`, [
-      ...params,
-      ...token.params,
-      ...growth.params,
-    ]);
+    const row = await tx.get<{ n: string | null; snap: Snapshot | null }>(`SELECT ${sql} AS n, ${snap.sql} AS snap`, [...params, ...snap.params]);
     const total = Number(row?.n ?? 0);
-    const g = row?.growth;
+    const g = counters(row?.snap);
     // Nothing found: any hit added later changes the answer (growth counts what is not a hit).
-    const empty: Growth | undefined = g && total === 0 ? { ...counters(g), full: false, last: undefined, cands: 0, kth: null } : undefined;
-    return { total, token: row?.token ?? null, growth: empty };
+    const empty: Growth | undefined = g && total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
+    return { total, token: row?.snap?.token ?? null, growth: empty };
   }
 
   async listProjects(): Promise<ProjectInfo[]> {

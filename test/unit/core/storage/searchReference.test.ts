@@ -438,17 +438,38 @@ describe('ranked search against a plain reference', function () {
     for (const name of arrays) assert.equal(terms.state[name]!.data, built.get(name), `${name} was copied`);
   });
 
-  it('answers phrases of two frequent words from their pair postings as full BM25 does, in the title or the content, through appends', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'data.db');
+  /**
+   * The phrase tests' ledger, empty: its file, a handle, a vocabulary of 400 words (seed
+   * `wordSeed`), the reference's documents, hand-written entries `<prefix>-<k>`, and `append`,
+   * which writes documents through a handle in order, adds them to the reference's and, for
+   * another handle, flushes its index. Returns the next sequence number.
+   */
+  async function phraseLedger(prefix: string, wordSeed: number) {
+    const file = path.join(tempDir(), 'data.db');
     const l = await open(file);
-    const words = vocabulary(rng(5), 400);
+    const words = vocabulary(rng(wordSeed), 400);
+    const docs: Doc[] = [];
+    const extra = (k: number, title: string, content: string): Doc => extraDoc(prefix, k, title, content);
+    let seq = 0;
+    const append = async (handle: Ledger, more: Doc[]): Promise<number> => {
+      seq = await writeDocs(handle, more, seq);
+      docs.push(...more);
+      if (handle !== l) await handle.progress.flushIndex();
+      return seq;
+    };
+    return { file, l, words, docs, extra, append };
+  }
+
+  it('answers phrases of two frequent words from their pair postings as full BM25 does, in the title or the content, through appends', async () => {
+    const { file, l, words, docs, extra, append } = await phraseLedger('pair', 5);
     const [w0, w1, w2, w3] = [words[0]!, words[1]!, words[2]!, words[3]!];
-    const docs = makeCorpus(500, 9, words);
     // The pairs in the title only, in the content only, across the two columns (no phrase), repeated.
-    const extra = (k: number, title: string, content: string): Doc => extraDoc('pair', k, title, content);
-    docs.push(extra(0, `Cache ${w0} ${w1} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${w0} ${w1} ${w0} ${w1} ${w1} ${w0}`), extra(2, `Queue ${w0}`, `${w1} cache`));
-    let seq = await writeDocs(l, docs);
+    await append(l, [
+      ...makeCorpus(500, 9, words),
+      extra(0, `Cache ${w0} ${w1} queue`, 'fix tests'),
+      extra(1, 'Cache queue', `tests ${w0} ${w1} ${w0} ${w1} ${w1} ${w0}`),
+      extra(2, `Queue ${w0}`, `${w1} cache`),
+    ]);
     const queries = [
       `"${w0} ${w1}"`,
       `"${w1} ${w0}"`,
@@ -468,10 +489,7 @@ describe('ranked search against a plain reference', function () {
 
     // Entries appended by another handle, with the pairs in each column: followed, not rebuilt.
     const b = await open(file);
-    const more = [...makeCorpus(40, 10, words), extra(3, `${w1} ${w0} ${w1}`, 'cache'), extra(4, 'queue', `${w2} ${w3} ${w2} ${w3}`)];
-    seq = await writeDocs(b, more, seq);
-    docs.push(...more);
-    await b.progress.flushIndex();
+    const seq = await append(b, [...makeCorpus(40, 10, words), extra(3, `${w1} ${w0} ${w1}`, 'cache'), extra(4, 'queue', `${w2} ${w3} ${w2} ${w3}`)]);
     assert.equal(await compareAll(l, docs, queries, 'appended'), n);
     assert.deepEqual([termStats(l).builds, termStats(l).declined], [1, 0]);
     assert.ok(termStats(l).followed > 0);
@@ -479,16 +497,10 @@ describe('ranked search against a plain reference', function () {
   });
 
   it('adds to a phrase its counts in the entries appended since it was searched, instead of counting it over every entry again, as full BM25 does', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'data.db');
-    const l = await open(file);
-    const words = vocabulary(rng(11), 400);
+    const { file, l, words, docs, extra, append } = await phraseLedger('ext', 11);
     // Words past the sixteen most frequent (no pair postings), and the most frequent with one of them.
     const [a, b, c, d] = [words[20]!, words[21]!, words[30]!, words[0]!];
-    const docs = makeCorpus(400, 9, words);
-    const extra = (k: number, title: string, content: string): Doc => extraDoc('ext', k, title, content);
-    docs.push(extra(0, `Cache ${a} ${b} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${a} ${b} ${c} ${a} ${b}`));
-    let seq = await writeDocs(l, docs);
+    await append(l, [...makeCorpus(400, 9, words), extra(0, `Cache ${a} ${b} queue`, 'fix tests'), extra(1, 'Cache queue', `tests ${a} ${b} ${c} ${a} ${b}`)]);
     const queries = [
       `"${a} ${b}"`,
       `"${b} ${a}"`,
@@ -506,20 +518,18 @@ describe('ranked search against a plain reference', function () {
     // Two rounds of entries appended by another handle, the phrases in either column or not at all.
     const other = await open(file);
     for (let round = 0; round < 2; round++) {
-      const more = [...makeCorpus(30, 20 + round, words), extra(10 + round, `${a} ${b} ${a} ${b}`, `${d} ${a} ${b} ${c}`), extra(20 + round, 'queue', `${c} ${a} then ${b} ${a}`)];
-      seq = await writeDocs(other, more, seq);
-      docs.push(...more);
-      await other.progress.flushIndex();
+      await append(other, [
+        ...makeCorpus(30, 20 + round, words),
+        extra(10 + round, `${a} ${b} ${a} ${b}`, `${d} ${a} ${b} ${c}`),
+        extra(20 + round, 'queue', `${c} ${a} then ${b} ${a}`),
+      ]);
       assert.equal(await compareAll(l, docs, queries, `appended, round ${round}`), n);
     }
     assert.ok(termStats(l).phrasesExtended - before >= 2, `phrases extended ${termStats(l).phrasesExtended - before} times`);
     // One phrase searched, one entry appended, the phrase searched again: its counts extended, once.
     const phrase = [`"${a} ${b}"`];
     assert.equal(await compareAll(l, docs, phrase, 'one phrase'), 2);
-    const one = [extra(30, `${b} ${a} ${b}`, `${a} ${b}`)];
-    seq = await writeDocs(other, one, seq);
-    docs.push(...one);
-    await other.progress.flushIndex();
+    const seq = await append(other, [extra(30, `${b} ${a} ${b}`, `${a} ${b}`)]);
     const extended = termStats(l).phrasesExtended;
     assert.equal(await compareAll(l, docs, phrase, 'one phrase, appended'), 2);
     assert.equal(termStats(l).phrasesExtended, extended + 1);
