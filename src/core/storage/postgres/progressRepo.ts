@@ -86,7 +86,7 @@ interface Growth {
   full: boolean;
   /** The order key of the page's last row (an OrderKey of the search's kind). */
   last: OrderKey | undefined;
-  /** Ranked search: the candidates held (rankedPage), and the first-stage key of the last of them when they are as many as can be (null: not known). */
+  /** Ranked search: the candidates held (rankedPage), and the first-stage key of the last of them (grow reads it only once they are as many as can be; null: not known). */
   cands?: number;
   kth?: OrderKey | null;
 }
@@ -442,7 +442,7 @@ export class PgProgressStore implements ProgressStore {
            )
            SELECT n, grp, rank, pre, search_size, created_at, (SELECT count(*) FROM hits) AS total, ${snap.sql} AS snap,
                   (SELECT count(*) FROM cand) AS cands,
-                  (SELECT row_to_json(c) FROM (SELECT n::text AS n, pre, search_size, created_at FROM cand ORDER BY pre DESC, search_size, created_at DESC, n DESC OFFSET ${k - 1} LIMIT 1) c) AS kth
+                  (SELECT row_to_json(c) FROM (SELECT n::text AS n, pre, search_size, created_at FROM cand ORDER BY pre, search_size DESC, created_at, n LIMIT 1) c) AS kth
              FROM ordered
             ORDER BY grp, rank DESC, pre DESC, search_size, created_at DESC, n DESC LIMIT ? OFFSET ?`,
           [RANK_WEIGHTS, tsquery, ...f.params, RANK_WEIGHTS, tsquery, ...snap.params, q.limit, offset],
