@@ -150,6 +150,29 @@ function counters(s: Snapshot | null | undefined): Pick<Growth, 'count' | 'epoch
   return { count: Number(s.count), epoch: s.epoch, maxN: BigInt(s.maxN) };
 }
 
+/** A saved answer's row as it is now (pageRowsSql). */
+interface PageRow {
+  n: string;
+  has_summary: boolean;
+}
+
+/** The saved page's rows still in the ledger, with whether each has a summary yet; parameters: saved.ns. */
+function pageRowsSql(saved: SavedAnswer): string {
+  return saved.ns.length === 0
+    ? 'SELECT NULL::text AS n, false AS has_summary WHERE false'
+    : `SELECT e.n::text AS n, e.summary IS NOT NULL AS has_summary FROM log_entries e WHERE e.n IN (${saved.ns.map(() => '?').join(', ')})`;
+}
+
+/**
+ * The saved page with its rows' summaries as read now (the only thing of a listing that changes
+ * after an entry is written), or undefined when one of its rows is gone.
+ */
+function pageOf(saved: SavedAnswer, rows: PageRow[], total: number): EntryPage | undefined {
+  if (rows.length !== saved.ns.length) return undefined;
+  const summarised = new Map(rows.map((r) => [r.n, r.has_summary]));
+  return { entries: saved.entries.map((e, i) => ({ ...e, hasSummary: summarised.get(saved.ns[i]!) === true })), total };
+}
+
 /** Answers kept at most, per process (each holds one page of listings). */
 export const SAVED_ANSWERS = 256;
 
@@ -256,13 +279,8 @@ export class PgProgressStore implements ProgressStore {
     const key = JSON.stringify([f.where, f.params, q.limit, q.offset ?? 0]);
     const saved = this.saved.get(key);
     if (saved) {
-      const page =
-        (await this.engine.read((tx) => this.savedPage(tx, q, saved))) ??
-        (saved.growth
-          ? await this.engine.read(async (tx) => ((await this.grow(tx, q, f, saved)) ? await this.savedPage(tx, q, saved) : undefined), {
-              indexScans: f.tsquery !== undefined,
-            })
-          : undefined);
+      let page = await this.engine.read((tx) => this.savedPage(tx, q, saved));
+      if (!page && saved.growth) page = await this.engine.read((tx) => this.grow(tx, q, f, saved), { indexScans: f.tsquery !== undefined });
       if (page) {
         this.save(key, saved);
         this.stats.savedAnswers++;
@@ -284,10 +302,11 @@ export class PgProgressStore implements ProgressStore {
    * and every one of them that the search finds is ordered after the page's last row, which was
    * a full page. For ranked search a new hit also may not push out of the candidates one on the
    * page, and the candidates' last must be known for a new hit to join them once they are full.
+   * The page's rows are read in the same statement: the grown answer's page, or undefined.
    */
-  private async grow(tx: PgReadTx, q: EntryQuery, f: Filter, saved: SavedAnswer): Promise<boolean> {
+  private async grow(tx: PgReadTx, q: EntryQuery, f: Filter, saved: SavedAnswer): Promise<EntryPage | undefined> {
     const g = saved.growth;
-    if (!g || q.projectId === undefined) return false;
+    if (!g || q.projectId === undefined) return undefined;
     const snap = snapshotSql(q.projectId);
     const ranked = f.tsquery !== undefined;
     const hitColumns = ranked
@@ -298,23 +317,28 @@ export class PgProgressStore implements ProgressStore {
       snap: Snapshot | null;
       newer: string;
       hits: { n: string; created_at: string; search_size?: number; pre?: number; rank?: number }[];
+      rows: PageRow[];
     }>(
       `SELECT ${snap.sql} AS snap,
               (SELECT count(*) FROM log_entries e WHERE e.project_id = ? AND e.n > ?) AS newer,
-              (SELECT coalesce(json_agg(h), '[]') FROM (SELECT ${hitColumns} FROM log_entries e WHERE e.n > ? AND ${f.where.join(' AND ')}) h) AS hits`,
-      [...snap.params, q.projectId, g.maxN.toString(), ...hitParams, g.maxN.toString(), ...f.params],
+              (SELECT coalesce(json_agg(h), '[]') FROM (SELECT ${hitColumns} FROM log_entries e WHERE e.n > ? AND ${f.where.join(' AND ')}) h) AS hits,
+              (SELECT coalesce(json_agg(r), '[]') FROM (${pageRowsSql(saved)}) r) AS rows`,
+      [...snap.params, q.projectId, g.maxN.toString(), ...hitParams, g.maxN.toString(), ...f.params, ...saved.ns],
     );
     const now = counters(row?.snap);
-    if (!row?.snap || !now || now.epoch !== g.epoch) return false;
-    if (now.count - g.count !== Number(row.newer)) return false;
+    if (!row?.snap || !now || now.epoch !== g.epoch) return undefined;
+    if (now.count - g.count !== Number(row.newer)) return undefined;
+    const total = saved.total + row.hits.length;
+    const page = pageOf(saved, row.rows, total);
+    if (!page) return undefined;
     let cands = g.cands ?? 0;
     let kth = g.kth ?? null;
     const last = g.last;
-    if (row.hits.length > 0 && (!g.full || !last)) return false;
+    if (row.hits.length > 0 && (!g.full || !last)) return undefined;
     for (const h of row.hits) {
       const n = BigInt(h.n);
       if (!ranked) {
-        if (compareKeys([h.created_at, n], last!, LISTED_DESC) <= 0) return false;
+        if (compareKeys([h.created_at, n], last!, LISTED_DESC) <= 0) return undefined;
         continue;
       }
       const first: OrderKey = [h.pre!, h.search_size!, h.created_at, n];
@@ -325,21 +349,21 @@ export class PgProgressStore implements ProgressStore {
         // The candidates are full now, and which is last of them is not known.
         kth = null;
       } else if (kth === null) {
-        return false;
+        return undefined;
       } else if (compareKeys(first, kth, CAND_DESC) < 0) {
         // It joins the candidates and pushes out their last, which must not be on the page, nor the page reach past them.
-        if (saved.ns.includes(String(kth[3])) || (q.offset ?? 0) + q.limit > cands) return false;
+        if (saved.ns.includes(String(kth[3])) || (q.offset ?? 0) + q.limit > cands) return undefined;
         joins = true;
         kth = null;
       }
       const key: OrderKey = joins ? [0, h.rank!, 0, 0, h.created_at, n] : [1, 0, h.pre!, h.search_size!, h.created_at, n];
-      if (compareKeys(key, last!, RANKED_DESC) <= 0) return false;
+      if (compareKeys(key, last!, RANKED_DESC) <= 0) return undefined;
     }
     saved.token = row.snap.token;
-    saved.total += row.hits.length;
+    saved.total = total;
     saved.growth = { ...g, ...now, ...(ranked ? { cands, kth } : {}) };
     this.stats.grown++;
-    return true;
+    return page;
   }
 
   /** Keeps an answer for its query, the least recently used going first past SAVED_ANSWERS. */
@@ -361,17 +385,11 @@ export class PgProgressStore implements ProgressStore {
    */
   private async savedPage(tx: PgReadTx, q: EntryQuery, saved: SavedAnswer): Promise<EntryPage | undefined> {
     const snap = snapshotSql(q.projectId);
-    if (saved.ns.length === 0) {
-      const row = await tx.get<{ snap: Snapshot | null }>(`SELECT ${snap.sql} AS snap`, snap.params);
-      return row?.snap?.token === saved.token ? { entries: [], total: saved.total } : undefined;
-    }
-    const rows = await tx.all<{ n: string; has_summary: boolean; snap: Snapshot | null }>(
-      `SELECT e.n, e.summary IS NOT NULL AS has_summary, ${snap.sql} AS snap FROM log_entries e WHERE e.n IN (${saved.ns.map(() => '?').join(', ')})`,
+    const row = await tx.get<{ snap: Snapshot | null; rows: PageRow[] }>(
+      `SELECT ${snap.sql} AS snap, (SELECT coalesce(json_agg(r), '[]') FROM (${pageRowsSql(saved)}) r) AS rows`,
       [...snap.params, ...saved.ns],
     );
-    if (rows.length !== saved.ns.length || rows.some((r) => r.snap?.token !== saved.token)) return undefined;
-    const summarised = new Map(rows.map((r) => [String(r.n), r.has_summary]));
-    return { entries: saved.entries.map((e, i) => ({ ...e, hasSummary: summarised.get(saved.ns[i]!) === true })), total: saved.total };
+    return row?.snap?.token === saved.token ? pageOf(saved, row.rows, saved.total) : undefined;
   }
 
   /** The seed's filters without ranked text: newest first. */
