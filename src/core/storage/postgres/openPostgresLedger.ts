@@ -35,6 +35,14 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     await engine.close();
     throw err;
   }
+  // Entries written before phrase words existed are looked over in the background (seconds at
+  // 100k entries, never in the way of opening); close waits for the batch under way.
+  let closing = false;
+  const phraseWords = progress.markPhraseWords({ stopped: () => closing }).catch((err: unknown) => {
+    if (!closing) options.logger?.warn(`Could not look over older entries for phrase search: ${(err as Error).message}`);
+    return 0;
+  });
+  progress.phraseWordsPass = phraseWords;
   const db = pgDb(engine);
   return {
     location: engine.location,
@@ -62,6 +70,10 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
         new LedgerError('invalid_argument', 'This ledger is on PostgreSQL: it has no journal, so nothing is ever set aside to recover. Recovery applies to a ledger file.'),
       ),
     settle: () => progress.flushIndex(),
-    close: () => engine.close(),
+    close: async () => {
+      closing = true;
+      await phraseWords;
+      await engine.close();
+    },
   };
 }

@@ -158,6 +158,24 @@ const progress: SchemaStream = {
         'CREATE TRIGGER log_entries_au AFTER UPDATE OF search, project_id, created_at, title, title_fold, tags ON log_entries FOR EACH ROW EXECUTE FUNCTION ap_entries_au()',
       ],
     },
+    {
+      version: 6,
+      description: 'phrase words of the entries whose search vector may lack positions (a word 256 times or more, or past the 16,383rd word)',
+      statements: [
+        // A tsvector keeps at most 256 positions of a word and none past the 16,383rd, so a phrase
+        // after them is not found in it. Such an entry keeps its words here (search.ts
+        // entrySearch), which phrases are matched in instead (fullTextCondition); every other
+        // entry has NULL, which costs its row nothing. Out of line, like the content: a ranked
+        // search reads narrow rows (migration 4). Adding the column rewrites nothing.
+        'ALTER TABLE log_entries ADD COLUMN phrase_words TEXT COLLATE "C", ALTER COLUMN phrase_words SET STORAGE EXTERNAL',
+        // Marking an entry changes what a search finds: its project's saved answers go (migration 5).
+        'DROP TRIGGER log_entries_au ON log_entries',
+        'CREATE TRIGGER log_entries_au AFTER UPDATE OF search, phrase_words, project_id, created_at, title, title_fold, tags ON log_entries FOR EACH ROW EXECUTE FUNCTION ap_entries_au()',
+        // The entries written before are looked over after open, in batches of entry numbers up
+        // to the largest now (progressRepo.ts markPhraseWords; later ones are written with theirs).
+        "INSERT INTO ap_meta (key, value) SELECT 'phrase_words_pass', '0 ' || max(n) FROM log_entries HAVING max(n) IS NOT NULL ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ],
+    },
   ],
 };
 

@@ -12,7 +12,7 @@ import { isLedgerError } from '../../../../src/core/errors';
 import { createLogger } from '../../../../src/core/log';
 import { numberPlaceholders, type PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
-import { fullTextTsQuery, searchWords } from '../../../../src/core/storage/postgres/search';
+import { entrySearch, fullTextCondition, fullTextTsQuery, phraseRegex, searchWords } from '../../../../src/core/storage/postgres/search';
 import { checkPostgresUrl, isPostgresUrl, redactUrl, urlPassword } from '../../../../src/core/storage/postgres/url';
 import { copyLedger } from '../../../../src/core/storage/copyLedger';
 import { openLedger } from '../../../../src/core/storage/openLedger';
@@ -74,6 +74,42 @@ describe('PostgreSQL backend helpers', () => {
     assert.equal(fullTextTsQuery('-only'), undefined);
     assert.equal(searchWords('Fixed OAuth-login, v2!'), 'fixed oauth login v2');
     assert.equal(numberPlaceholders("SELECT ? WHERE x = '?' AND y = ?"), "SELECT $1 WHERE x = '?' AND y = $2");
+  });
+
+  it('matches phrases in the stored words of entries whose vector may lack positions, and words as before', () => {
+    // No phrase of two words: the condition and its parameter are the tsquery alone, as before.
+    for (const text of ['jwt tokens', 'auth* -session', 'a b OR c', '"one"', 'café -"crème"']) {
+      assert.deepEqual(fullTextCondition(text), { sql: "e.search @@ to_tsquery('simple', ?)", params: [fullTextTsQuery(text)], tsquery: fullTextTsQuery(text) });
+    }
+    const c = fullTextCondition('"ping pong" tab* OR a-b-c* -"x y" -z')!;
+    assert.equal(c.tsquery, fullTextTsQuery('"ping pong" tab* OR a-b-c* -"x y" -z'));
+    assert.equal(
+      c.sql,
+      "e.search @@ to_tsquery('simple', ?) AND CASE WHEN e.phrase_words IS NULL THEN e.search @@ to_tsquery('simple', ?) ELSE " +
+        "((e.phrase_words ~ ? AND e.search @@ to_tsquery('simple', ?)) OR (e.phrase_words ~ ?)) AND NOT (e.phrase_words ~ ? OR e.search @@ to_tsquery('simple', ?)) END",
+    );
+    assert.deepEqual(c.params, [
+      "('ping' & 'pong' & 'tab':*) | ('a' & 'b' & 'c':*)",
+      c.tsquery,
+      '(^|[ \n])ping pong([ \n]|$)',
+      "'tab':*",
+      '(^|[ \n])a b c',
+      '(^|[ \n])x y([ \n]|$)',
+      "'z'",
+    ]);
+    // Words are folded as the vectors are; whatever reaches a pattern is escaped.
+    assert.equal(fullTextCondition('"Crème Brûlée"')!.params[2], '(^|[ \n])creme brulee([ \n]|$)');
+    assert.equal(phraseRegex(['a.b', 'c*(d)'], true), '(^|[ \n])a\\.b c\\*\\(d\\)');
+    // Phrase words only where the vector may lack positions: a word 256 times in the title and the
+    // content together, or 16,000 words.
+    const rep = (w: string, k: number): string => Array.from({ length: k }, () => w).join(' ');
+    assert.equal(entrySearch('Title', 'plain words').phraseWords, null);
+    assert.deepEqual(entrySearch('Títle', 'a, b').params, ['title', 'a b']);
+    assert.equal(entrySearch(rep('ping', 100), `${rep('ping', 155)} pong`).phraseWords, null);
+    assert.equal(entrySearch(rep('ping', 100), `${rep('ping', 156)} Pong`).phraseWords, `${rep('ping', 100)}\n${rep('ping', 156)} pong`);
+    const distinct = (k: number): string => Array.from({ length: k }, (_, i) => `w${i}`).join(' ');
+    assert.equal(entrySearch('t', distinct(15_998)).phraseWords, null);
+    assert.equal(entrySearch('t', distinct(15_999)).phraseWords?.length, `t\n${distinct(15_999)}`.length);
   });
 });
 

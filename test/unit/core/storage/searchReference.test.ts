@@ -14,9 +14,10 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import pg from 'pg';
 import { openLedger } from '../../../../src/core/storage/openLedger';
-import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
+import { PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
-import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
+import { PG_SCHEMAS } from '../../../../src/core/storage/postgres/schemas';
+import { ENTRY_SEARCH_SQL, fullTextTsQuery, RANK_WEIGHTS, searchWords } from '../../../../src/core/storage/postgres/search';
 import { unicode61Tokens } from '../../../../src/core/storage/sqlite/rankedHits';
 import { loadSqlJs } from '../../../../src/core/storage/sqlite/sqlJs';
 import type { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
@@ -726,8 +727,59 @@ describe('ranked search against a plain reference', function () {
   });
 });
 
+/** `k` words: `word` repeated, or (a function) the word for each place. */
+function run(k: number, word: string | ((i: number) => string)): string {
+  return Array.from({ length: k }, (_, i) => (typeof word === 'string' ? word : word(i))).join(' ');
+}
+
+/**
+ * Entries whose PostgreSQL vectors lose positions (255 of a word in a text at most, none past the
+ * 16,383rd word): phrases after 256 or 300 of a word and past 16,400 words, in the title and in
+ * the content, a word 200 times in the title and 100 in the content (the two vectors joined keep
+ * 256 of its positions), and a phrase split between the title and the content (no hit, as in
+ * FTS4).
+ */
+function positionDocs(): Doc[] {
+  return [
+    extraDoc('pos', 0, `Serve ${run(300, 'ping')} pong here`, 'a short content'),
+    extraDoc('pos', 1, 'A short title', `${run(256, 'ping')} pong, then tail`),
+    extraDoc('pos', 2, run(16_400, (i) => `t${i}`) + ' alpha beta', 'gamma delta'),
+    extraDoc('pos', 3, 'Long content', run(16_400, (i) => `c${i}`) + ' alpha beta gamma'),
+    extraDoc('pos', 4, run(200, 'zeta'), `${run(100, 'zeta')} omega`),
+    extraDoc('pos', 5, `Ends with ${run(300, 'ping')}`, 'pong starts the content'),
+    extraDoc('pos', 6, 'Ping pong early', `ping pong ${run(280, 'ping')}`),
+    extraDoc('pos', 7, 'Only ping', 'ping alone, then pong'),
+  ];
+}
+
+/** Queries on positionDocs: phrases, a prefix phrase, a phrase across the columns, OR, exclusions. */
+const POSITION_QUERIES = [
+  '"ping pong"',
+  'ping pong',
+  'ping-po*',
+  '"ping pon"',
+  '"ing pong"',
+  '"ping ping pong"',
+  '"pong ping"',
+  '"pong here"',
+  '"alpha beta"',
+  '"alpha beta gamma"',
+  '"beta gamma"',
+  '"gamma delta"',
+  'alpha-bet*',
+  '"zeta omega"',
+  '"zeta zeta omega"',
+  '"ping pong" tail',
+  'ping -"ping pong"',
+  'ping -"pong starts"',
+  '"ping pong" OR "alpha beta"',
+  '"zeta omega" OR gamma -"beta gamma"',
+  '"t16399 alpha" OR "c16399 alpha"',
+];
+
 describe('ranked search against a plain reference on PostgreSQL', function () {
   this.timeout(240_000);
+  useTempDirs();
   const server = usePostgres();
   const opened: Ledger[] = [];
   afterEach(async () => {
@@ -838,6 +890,79 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     );
     assert.ok(agreement.length >= 8, `queries past the candidates: ${agreement.length}`);
     assert.ok(mean >= 0.6, `mean top-20 agreement ${mean}`);
+  });
+
+  it('finds phrases after 256 of a word or past the 16,383rd word, as FTS4 does, in totals and pages', async () => {
+    const { url, l, docs } = await corpusLedger(positionDocs());
+    await (l.progress as PgProgressStore).phraseWordsPass;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Phrase words are kept for those entries only (the split one and the early phrase have 256 pings or more too).
+      const kept = (await client.query<{ id: string }>('SELECT id FROM log_entries WHERE phrase_words IS NOT NULL ORDER BY id')).rows.map((r) => r.id);
+      assert.deepEqual(kept, ['pos-0', 'pos-1', 'pos-2', 'pos-3', 'pos-4', 'pos-5', 'pos-6']);
+    } finally {
+      await client.end();
+    }
+    assert.ok(reference(docs, '"ping pong"', 0, 10).total >= 3, 'the reference finds them');
+    await compareMatches(l, docs, POSITION_QUERIES, 'positions');
+    // FTS4 itself finds the same entries (a date filter sends the embedded engine's search to it).
+    const embedded = await openLedger({ file: path.join(tempDir(), 'data.db'), checkpoint: false });
+    opened.push(embedded);
+    await writeDocs(embedded, docs);
+    for (const text of POSITION_QUERIES) {
+      const want = await embedded.progress.searchEntries({ projectId: undefined, text, limit: docs.length, startDate: '1970-01-01' });
+      const got = await l.progress.searchEntries({ projectId: undefined, text, limit: docs.length });
+      assert.equal(got.total, want.total, `total of ${text}`);
+      assert.deepEqual(got.entries.map((e) => e.id).sort(), want.entries.map((e) => e.id).sort(), `the hits of ${text}`);
+    }
+  });
+
+  it('gives phrase words after open to the entries a ledger held before they existed, in batches, and finds their phrases from then on', async () => {
+    const url = await server().createDatabase();
+    // The ledger as the build before wrote it: progress schema 5, entries with no phrase words.
+    const old = await PgEngine.open({ url, schemas: PG_SCHEMAS.map((s) => (s.name === 'progress' ? { ...s, migrations: s.migrations.filter((m) => m.version <= 5) } : s)) });
+    const docs = [...makeCorpus(300, 1, vocabulary(rng(3), 500)), ...positionDocs()];
+    await old.write(async (tx) => {
+      await tx.run("INSERT INTO projects (project_id, name, created_at) VALUES ('p', 'p', ?)", [docs[0]!.createdAt]);
+      for (const [i, d] of docs.entries()) {
+        d.seq = i;
+        await tx.run(`INSERT INTO log_entries (id, project_id, created_at, title, title_fold, content, search) VALUES (?, 'p', ?, ?, ?, ?, ${ENTRY_SEARCH_SQL})`, [
+          d.id,
+          d.createdAt,
+          d.title,
+          d.title.toLowerCase(),
+          d.content,
+          searchWords(d.title),
+          searchWords(d.content),
+        ]);
+      }
+    });
+    await old.close();
+    const l = await openLedger({ file: '/unused', databaseUrl: url });
+    opened.push(l);
+    const store = l.progress as PgProgressStore;
+    assert.equal(await store.phraseWordsPass, 7);
+    await compareMatches(l, docs, POSITION_QUERIES, 'marked after open');
+
+    // A pass left half done (its entries unmarked again) goes on in batches from where it was.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query("UPDATE log_entries SET phrase_words = NULL WHERE id IN ('pos-1', 'pos-3')");
+      // Answered before, from saved answers that marking must not outlive.
+      const missed = await l.progress.searchEntries({ projectId: 'p', text: '"ping pong" OR "alpha beta gamma"', limit: 20 });
+      assert.deepEqual(missed.entries.map((e) => e.id).sort(), ['pos-0', 'pos-6']);
+      const { rows } = await client.query<{ n: string }>("SELECT n FROM log_entries WHERE id = 'pos-0'");
+      await client.query("INSERT INTO ap_meta (key, value) SELECT 'phrase_words_pass', $1 || ' ' || max(n) FROM log_entries", [rows[0]!.n]);
+      assert.equal(await store.markPhraseWords({ batch: 3 }), 2);
+      assert.equal((await client.query("SELECT 1 FROM ap_meta WHERE key = 'phrase_words_pass'")).rowCount, 0, 'done');
+    } finally {
+      await client.end();
+    }
+    const found = await l.progress.searchEntries({ projectId: 'p', text: '"ping pong" OR "alpha beta gamma"', limit: 20 });
+    assert.deepEqual(found.entries.map((e) => e.id).sort(), ['pos-0', 'pos-1', 'pos-3', 'pos-6']);
+    await compareMatches(l, docs, POSITION_QUERIES, 'marked in batches');
   });
 
   it('re-indexes, once on open, entries whose words an older build kept with their diacritics', async () => {
