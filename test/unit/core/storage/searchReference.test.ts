@@ -741,7 +741,7 @@ function run(k: number, word: string | ((i: number) => string)): string {
  */
 function positionDocs(): Doc[] {
   return [
-    extraDoc('pos', 0, `Serve ${run(300, 'ping')} pong here`, 'a short content'),
+    extraDoc('pos', 0, `Serve ${run(300, 'ping')} pong here`, 'a short content: pon, ing'),
     extraDoc('pos', 1, 'A short title', `${run(256, 'ping')} pong, then tail`),
     extraDoc('pos', 2, run(16_400, (i) => `t${i}`) + ' alpha beta', 'gamma delta'),
     extraDoc('pos', 3, 'Long content', run(16_400, (i) => `c${i}`) + ' alpha beta gamma'),
