@@ -578,7 +578,9 @@ function phraseByDocument(s: State, termsOf: number[][], order: number[], c: Cou
     const keys = lead.keys;
     for (let w = 1; w < words.length && n > 0; w++) {
       const word = words[w]!;
-      n = intersected(keys, n, word.keys, word.starts(pos, order[w]!));
+      // starts() first: it may give the word a larger keys buffer.
+      const m = word.starts(pos, order[w]!);
+      n = intersected(keys, n, word.keys, m);
     }
     if (n === 0) continue;
     let tf0 = 0;

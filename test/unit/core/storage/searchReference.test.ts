@@ -231,6 +231,56 @@ async function writeDocs(l: Ledger, docs: readonly Doc[], first = 0, projectOf: 
   return seq;
 }
 
+/** `k` words: `word` repeated, or (a function) the word for each place. */
+function run(k: number, word: string | ((i: number) => string)): string {
+  return Array.from({ length: k }, (_, i) => (typeof word === 'string' ? word : word(i))).join(' ');
+}
+
+/**
+ * Entries whose PostgreSQL vectors lose positions (255 of a word in a text at most, none past the
+ * 16,383rd word): phrases after 256 or 300 of a word and past 16,400 words, in the title and in
+ * the content, a word 200 times in the title and 100 in the content (the two vectors joined keep
+ * 256 of its positions), and a phrase split between the title and the content (no hit, as in
+ * FTS4).
+ */
+function positionDocs(): Doc[] {
+  return [
+    extraDoc('pos', 0, `Serve ${run(300, 'ping')} pong here`, 'a short content: pon, ing'),
+    extraDoc('pos', 1, 'A short title', `${run(256, 'ping')} pong, then tail`),
+    extraDoc('pos', 2, run(16_400, (i) => `t${i}`) + ' alpha beta', 'gamma delta'),
+    extraDoc('pos', 3, 'Long content', run(16_400, (i) => `c${i}`) + ' alpha beta gamma'),
+    extraDoc('pos', 4, run(200, 'zeta'), `${run(100, 'zeta')} omega`),
+    extraDoc('pos', 5, `Ends with ${run(300, 'ping')}`, 'pong starts the content'),
+    extraDoc('pos', 6, 'Ping pong early', `ping pong ${run(280, 'ping')}`),
+    extraDoc('pos', 7, 'Only ping', 'ping alone, then pong'),
+  ];
+}
+
+/** Queries on positionDocs: phrases, a prefix phrase, a phrase across the columns, OR, exclusions. */
+const POSITION_QUERIES = [
+  '"ping pong"',
+  'ping pong',
+  'ping-po*',
+  '"ping pon"',
+  '"ing pong"',
+  '"ping ping pong"',
+  '"pong ping"',
+  '"pong here"',
+  '"alpha beta"',
+  '"alpha beta gamma"',
+  '"beta gamma"',
+  '"gamma delta"',
+  'alpha-bet*',
+  '"zeta omega"',
+  '"zeta zeta omega"',
+  '"ping pong" tail',
+  'ping -"ping pong"',
+  'ping -"pong starts"',
+  '"ping pong" OR "alpha beta"',
+  '"zeta omega" OR gamma -"beta gamma"',
+  '"t16399 alpha" OR "c16399 alpha"',
+];
+
 describe('ranked search against a plain reference', function () {
   this.timeout(240_000);
   useTempDirs();
@@ -577,6 +627,16 @@ describe('ranked search against a plain reference', function () {
     assert.ok(!(await l.progress.searchEntries({ projectId: 'p', text: words[0]!, limit: 50 })).entries.some((e) => e.id === 'late'));
     assert.deepEqual([termStats(l).builds, termStats(l).declined], [1, 0]);
   });
+  it('finds a phrase in an entry holding one of its words more often than any entry before, from the term index as FTS4 does', async () => {
+    const l = await open(path.join(tempDir(), 'data.db'));
+    const docs = [...makeCorpus(150, 1, vocabulary(rng(3), 500)), ...positionDocs()];
+    await writeDocs(l, docs);
+    // The term index reads a word's positions in an entry into a buffer that grows for the entry
+    // with the most so far: a phrase's other words must be matched against the grown one.
+    assert.equal(await compareAll(l, docs, POSITION_QUERIES, 'positions'), POSITION_QUERIES.length * 2);
+    assert.equal(termStats(l).declined, 0);
+  });
+
   it('answers words, prefixes as typed, phrases, AND, OR and negation from the term index as full BM25 and the SQL plan do, through appends, a deletion and a restore', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'data.db');
@@ -727,56 +787,6 @@ describe('ranked search against a plain reference', function () {
   });
 });
 
-/** `k` words: `word` repeated, or (a function) the word for each place. */
-function run(k: number, word: string | ((i: number) => string)): string {
-  return Array.from({ length: k }, (_, i) => (typeof word === 'string' ? word : word(i))).join(' ');
-}
-
-/**
- * Entries whose PostgreSQL vectors lose positions (255 of a word in a text at most, none past the
- * 16,383rd word): phrases after 256 or 300 of a word and past 16,400 words, in the title and in
- * the content, a word 200 times in the title and 100 in the content (the two vectors joined keep
- * 256 of its positions), and a phrase split between the title and the content (no hit, as in
- * FTS4).
- */
-function positionDocs(): Doc[] {
-  return [
-    extraDoc('pos', 0, `Serve ${run(300, 'ping')} pong here`, 'a short content: pon, ing'),
-    extraDoc('pos', 1, 'A short title', `${run(256, 'ping')} pong, then tail`),
-    extraDoc('pos', 2, run(16_400, (i) => `t${i}`) + ' alpha beta', 'gamma delta'),
-    extraDoc('pos', 3, 'Long content', run(16_400, (i) => `c${i}`) + ' alpha beta gamma'),
-    extraDoc('pos', 4, run(200, 'zeta'), `${run(100, 'zeta')} omega`),
-    extraDoc('pos', 5, `Ends with ${run(300, 'ping')}`, 'pong starts the content'),
-    extraDoc('pos', 6, 'Ping pong early', `ping pong ${run(280, 'ping')}`),
-    extraDoc('pos', 7, 'Only ping', 'ping alone, then pong'),
-  ];
-}
-
-/** Queries on positionDocs: phrases, a prefix phrase, a phrase across the columns, OR, exclusions. */
-const POSITION_QUERIES = [
-  '"ping pong"',
-  'ping pong',
-  'ping-po*',
-  '"ping pon"',
-  '"ing pong"',
-  '"ping ping pong"',
-  '"pong ping"',
-  '"pong here"',
-  '"alpha beta"',
-  '"alpha beta gamma"',
-  '"beta gamma"',
-  '"gamma delta"',
-  'alpha-bet*',
-  '"zeta omega"',
-  '"zeta zeta omega"',
-  '"ping pong" tail',
-  'ping -"ping pong"',
-  'ping -"pong starts"',
-  '"ping pong" OR "alpha beta"',
-  '"zeta omega" OR gamma -"beta gamma"',
-  '"t16399 alpha" OR "c16399 alpha"',
-];
-
 describe('ranked search against a plain reference on PostgreSQL', function () {
   this.timeout(240_000);
   useTempDirs();
@@ -892,7 +902,7 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     assert.ok(mean >= 0.6, `mean top-20 agreement ${mean}`);
   });
 
-  it('finds phrases after 256 of a word or past the 16,383rd word, as FTS4 does, in totals and pages', async () => {
+  it('finds phrases after 256 of a word or past the 16,383rd word, as the embedded engine does, in totals and pages', async () => {
     const { url, l, docs } = await corpusLedger(positionDocs());
     await (l.progress as PgProgressStore).phraseWordsPass;
     const client = new pg.Client({ connectionString: url });
@@ -906,15 +916,18 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     }
     assert.ok(reference(docs, '"ping pong"', 0, 10).total >= 3, 'the reference finds them');
     await compareMatches(l, docs, POSITION_QUERIES, 'positions');
-    // FTS4 itself finds the same entries (a date filter sends the embedded engine's search to it).
+    // The embedded engine finds the same entries, from its term index and from FTS4 itself (a
+    // date filter sends its search there).
     const embedded = await openLedger({ file: path.join(tempDir(), 'data.db'), checkpoint: false });
     opened.push(embedded);
     await writeDocs(embedded, docs);
     for (const text of POSITION_QUERIES) {
-      const want = await embedded.progress.searchEntries({ projectId: undefined, text, limit: docs.length, startDate: '1970-01-01' });
       const got = await l.progress.searchEntries({ projectId: undefined, text, limit: docs.length });
-      assert.equal(got.total, want.total, `total of ${text}`);
-      assert.deepEqual(got.entries.map((e) => e.id).sort(), want.entries.map((e) => e.id).sort(), `the hits of ${text}`);
+      for (const startDate of [undefined, '1970-01-01']) {
+        const want = await embedded.progress.searchEntries({ projectId: undefined, text, limit: docs.length, ...(startDate ? { startDate } : {}) });
+        assert.equal(got.total, want.total, `total of ${text} (${startDate ?? 'term index'})`);
+        assert.deepEqual(got.entries.map((e) => e.id).sort(), want.entries.map((e) => e.id).sort(), `the hits of ${text} (${startDate ?? 'term index'})`);
+      }
     }
   });
 
