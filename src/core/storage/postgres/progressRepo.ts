@@ -256,8 +256,8 @@ export class PgProgressStore implements ProgressStore {
    * migration 6 that need them, looking over the entry numbers it left in ap_meta in batches of
    * `batch`, each one transaction under an advisory lock: processes at it together take turns,
    * each batch going on from where the last left off. Each batch reads only the rows that
-   * PHRASE_WORDS_CANDIDATE_SQL lets through, with no look at the others' words (about 0.1 s per
-   * 10,000 entries of 1.5 KB). Run in the background after open (openPostgresLedger), until done
+   * PHRASE_WORDS_CANDIDATE_SQL lets through, with no look at the others' words (1.3-2 s for
+   * 100,000 entries of 1.5 KB). Run in the background after open (openPostgresLedger), until done
    * or `stopped()`; the entries it marks are found by phrases from then on. Returns how many it
    * marked.
    */
