@@ -85,9 +85,15 @@ function lexeme(word: string): string {
   return `'${word.toLowerCase().replace(/'/g, "''")}'`;
 }
 
-function phrase(words: string[], prefix: boolean): string {
+/** A phrase's words as tsquery lexemes, the last one a prefix (`:*`) when `prefix`. */
+function lexemes(words: readonly string[], prefix: boolean): string[] {
   const parts = words.map(lexeme);
   if (prefix) parts[parts.length - 1] += ':*';
+  return parts;
+}
+
+function phrase(words: string[], prefix: boolean): string {
+  const parts = lexemes(words, prefix);
   if (parts.length === 1) return parts[0]!;
   // The title's and the content's words are one tsvector, the content's positions following the
   // title's: a phrase is matched within one column (weight A, or B), as FTS4 matches it.
@@ -155,16 +161,7 @@ export function fullTextCondition(text: string): FullTextCondition | undefined {
   const tsquery = tsQueryOf(query);
   const multi = (p: Phrase): boolean => phraseWords(p).length > 1;
   if (!query.phrases.some(multi) && !query.negatives.some(multi)) return { sql: "e.search @@ to_tsquery('simple', ?)", params: [tsquery], tsquery };
-  const relaxed = query.groups
-    .map((g) => {
-      const words = g.flatMap((p) => {
-        const ws = phraseWords(p).map(lexeme);
-        if (p.prefix) ws[ws.length - 1] += ':*';
-        return ws;
-      });
-      return `(${words.join(' & ')})`;
-    })
-    .join(' | ');
+  const relaxed = query.groups.map((g) => `(${g.flatMap((p) => lexemes(phraseWords(p), p.prefix)).join(' & ')})`).join(' | ');
   const params: string[] = [relaxed, tsquery];
   const condition = (p: Phrase): string => {
     const words = phraseWords(p);
