@@ -180,6 +180,53 @@ export const SAVED_ANSWERS = 256;
 /** Entry numbers markPhraseWords looks over per transaction. */
 export const PHRASE_WORDS_BATCH = 5000;
 
+/** The ap_meta key where markPhraseWords keeps how far entry numbers were checked (PhraseWordsMark). */
+export const PHRASE_WORDS_KEY = 'phrase_words_checked';
+/** The key migration 6 wrote (`after upTo`), which the build before went on from: moved into PHRASE_WORDS_KEY. */
+const PHRASE_WORDS_PASS_KEY = 'phrase_words_pass';
+
+/**
+ * How far markPhraseWords has looked, stored under PHRASE_WORDS_KEY as `safe at to ends writers`.
+ * Every entry numbered `safe` or less is final and was checked. A round checks (safe, to] in
+ * batches and is at `at`; `to` was the largest entry number when it began, and `writers` the
+ * transactions then holding a write lock on log_entries (pg_locks), the only ones that can still
+ * commit an entry numbered `to` or less. When the round ends, `safe` becomes `ends`: `to` when
+ * there were no writers, else the previous round's `to` once every one of its writers had ended.
+ */
+interface PhraseWordsMark {
+  safe: number;
+  at: number;
+  to: number;
+  ends: number;
+  writers: string[];
+}
+
+function parseMark(value: string | undefined): PhraseWordsMark {
+  if (value === undefined) return { safe: 0, at: 0, to: 0, ends: 0, writers: [] };
+  const [safe, at, to, ends, writers] = value.split(' ');
+  return { safe: Number(safe), at: Number(at), to: Number(to), ends: Number(ends), writers: !writers || writers === '-' ? [] : writers.split(',') };
+}
+
+function formatMark(m: PhraseWordsMark): string {
+  return `${m.safe} ${m.at} ${m.to} ${m.ends} ${m.writers.join(',') || '-'}`;
+}
+
+/** Whether nothing is left to look at: no round under way or pending, and no entry after `safe`. */
+function caughtUp(m: PhraseWordsMark, last: number): boolean {
+  return m.at >= m.to && m.writers.length === 0 && m.safe >= m.to && last <= m.safe;
+}
+
+/**
+ * The transactions (virtual ids) other than this one that hold or wait for a write lock on
+ * log_entries. An INSERT takes it before it draws its entry number and keeps it until it ends.
+ */
+const LOG_ENTRIES_WRITERS_SQL = `SELECT DISTINCT virtualtransaction AS v FROM pg_locks
+  WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND relation = 'log_entries'::regclass AND mode = 'RowExclusiveLock' AND pid IS DISTINCT FROM pg_backend_pid()`;
+
+/** Rounds markPhraseWords begins per call: a second one when the first began beside writers. */
+const PHRASE_WORDS_ROUNDS = 2;
+
 /** Hits of a ranked search that ts_rank scores over their whole vector (rankedPage). */
 export const RANK_CANDIDATES = 1000;
 
@@ -252,31 +299,72 @@ export class PgProgressStore implements ProgressStore {
   }
 
   /**
-   * Gives their phrase words (search.ts entrySearch) to the entries written before schema
-   * migration 6 that need them, looking over the entry numbers it left in ap_meta in batches of
-   * `batch`, each one transaction under an advisory lock: processes at it together take turns,
-   * each batch going on from where the last left off. Each batch reads only the rows that
-   * PHRASE_WORDS_CANDIDATE_SQL lets through, with no look at the others' words (1.3-2 s for
-   * 100,000 entries of 1.5 KB). Run in the background after open (openPostgresLedger), until done
-   * or `stopped()`; the entries it marks are found by phrases from then on. Returns how many it
-   * marked.
+   * Gives their phrase words (search.ts entrySearch) to the entries that need them and were
+   * written without: before schema migration 6, or since by a writer that does not set them (a
+   * server of an older build, a bulk INSERT). Run in the background after every open
+   * (openPostgresLedger), it looks over the entry numbers from where the last pass stopped
+   * (PhraseWordsMark, under PHRASE_WORDS_KEY) to the largest now, in batches of `batch`, each one
+   * transaction under an advisory lock: processes at it together take turns, each batch going on
+   * from where the last left off. Each batch reads only the rows that PHRASE_WORDS_CANDIDATE_SQL
+   * lets through and that have no phrase words yet (1.3-2 s for 100,000 entries of 1.5 KB). An
+   * open with no entry since the last pass reads one row. An entry number drawn by a transaction
+   * that commits later than a larger one is looked at again once that transaction has ended
+   * (`writers`), so no entry is passed over for good. Stops when done or `stopped()`; the entries
+   * it marks are found by phrases from then on. Returns how many it marked.
    */
   async markPhraseWords(options: { batch?: number; stopped?: () => boolean } = {}): Promise<number> {
     const batch = options.batch ?? PHRASE_WORDS_BATCH;
-    const pending = await this.engine.read((tx) => tx.get<{ value: string }>("SELECT value FROM ap_meta WHERE key = 'phrase_words_pass'"));
-    if (!pending) return 0;
+    const first = await this.engine.read((tx) =>
+      tx.get<{ mark: string | null; pass: string | null; last: string | null }>(
+        `SELECT (SELECT value FROM ap_meta WHERE key = '${PHRASE_WORDS_KEY}') AS mark, (SELECT value FROM ap_meta WHERE key = '${PHRASE_WORDS_PASS_KEY}') AS pass,
+           (SELECT max(n) FROM log_entries) AS last`,
+      ),
+    );
+    if (first && first.pass === null && caughtUp(parseMark(first.mark ?? undefined), Number(first.last ?? 0))) return 0;
     let marked = 0;
+    let rounds = 0;
     while (!options.stopped?.()) {
       const step = await this.engine.write(
         async (tx) => {
+          // Each statement sees what committed before it (the order below relies on it).
+          await tx.run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
           await tx.run("SELECT pg_advisory_xact_lock(hashtext('agent_progress.phrase_words'))");
-          const row = await tx.get<{ value: string }>("SELECT value FROM ap_meta WHERE key = 'phrase_words_pass'");
-          if (!row) return { done: true, marked: 0 };
-          const [after, upTo] = row.value.split(' ').map(Number) as [number, number];
-          const to = Math.min(after + batch, upTo);
+          const meta = new Map(
+            (await tx.all<{ key: string; value: string }>('SELECT key, value FROM ap_meta WHERE key IN (?, ?)', [PHRASE_WORDS_KEY, PHRASE_WORDS_PASS_KEY])).map((r) => [
+              r.key,
+              r.value,
+            ]),
+          );
+          let mark = parseMark(meta.get(PHRASE_WORDS_KEY));
+          const pass = meta.get(PHRASE_WORDS_PASS_KEY);
+          if (pass !== undefined) {
+            // A pass of the build before, under way: what it had looked over is checked.
+            const after = Number(pass.split(' ')[0]);
+            const safe = meta.has(PHRASE_WORDS_KEY) ? Math.min(mark.safe, after) : after;
+            mark = { safe, at: safe, to: safe, ends: safe, writers: [] };
+            await tx.run('DELETE FROM ap_meta WHERE key = ?', [PHRASE_WORDS_PASS_KEY]);
+          }
+          if (mark.at >= mark.to) {
+            // A new round, up to the largest entry number now. Every entry numbered up to it drew
+            // its number before this read, so it committed before (the batches see it), or its
+            // transaction is still running and holds its write lock on log_entries, read next.
+            // (An entry still uncommitted when caught up is numbered after `safe`: a later round's.)
+            const last = Number((await tx.get<{ last: string | null }>('SELECT max(n) AS last FROM log_entries'))?.last ?? 0);
+            if (caughtUp(mark, last) || rounds >= PHRASE_WORDS_ROUNDS) {
+              if (pass !== undefined) await this.saveMark(tx, mark);
+              return { done: true, marked: 0 };
+            }
+            const writers = (await tx.all<{ v: string }>(LOG_ENTRIES_WRITERS_SQL)).map((r) => r.v);
+            rounds++;
+            const to = Math.max(last, mark.safe);
+            const pendingEnded = mark.writers.every((w) => !writers.includes(w));
+            const ends = writers.length === 0 ? to : pendingEnded ? Math.max(mark.safe, mark.to) : mark.safe;
+            mark = { safe: mark.safe, at: mark.safe, to, ends, writers };
+          }
+          const upTo = Math.min(mark.at + batch, mark.to);
           const rows = await tx.all<{ n: string; title: string; content: string }>(
             `SELECT e.n, e.title, e.content FROM log_entries e WHERE e.n > ? AND e.n <= ? AND e.phrase_words IS NULL AND ${PHRASE_WORDS_CANDIDATE_SQL}`,
-            [after, to],
+            [mark.at, upTo],
           );
           let k = 0;
           for (const r of rows) {
@@ -285,9 +373,15 @@ export class PgProgressStore implements ProgressStore {
             await tx.run('UPDATE log_entries SET phrase_words = ? WHERE n = ?', [words, r.n]);
             k++;
           }
-          if (to >= upTo) await tx.run("DELETE FROM ap_meta WHERE key = 'phrase_words_pass'");
-          else await tx.run("UPDATE ap_meta SET value = ? WHERE key = 'phrase_words_pass'", [`${to} ${upTo}`]);
-          return { done: to >= upTo, marked: k };
+          mark.at = upTo;
+          const ended = mark.at >= mark.to;
+          if (ended) {
+            mark.safe = Math.max(mark.safe, mark.ends);
+            mark.ends = mark.safe;
+          }
+          await this.saveMark(tx, mark);
+          // A round that began beside writers is followed by one more (they are likely over).
+          return { done: ended && mark.writers.length === 0, marked: k };
         },
         { maintenance: true },
       );
@@ -295,6 +389,10 @@ export class PgProgressStore implements ProgressStore {
       if (step.done) break;
     }
     return marked;
+  }
+
+  private async saveMark(tx: PgWriteTx, mark: PhraseWordsMark): Promise<void> {
+    await tx.run('INSERT INTO ap_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [PHRASE_WORDS_KEY, formatMark(mark)]);
   }
 
   /** Entries are indexed as they are written: nothing waits. */

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { openLedger } from '../../../../src/core/storage/openLedger';
 import { PgEngine } from '../../../../src/core/storage/postgres/engine';
-import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
+import { PgProgressStore, PHRASE_WORDS_KEY } from '../../../../src/core/storage/postgres/progressRepo';
 import { PG_SCHEMAS } from '../../../../src/core/storage/postgres/schemas';
 import { ENTRY_SEARCH_SQL, fullTextTsQuery, RANK_WEIGHTS, searchWords } from '../../../../src/core/storage/postgres/search';
 import { unicode61Tokens } from '../../../../src/core/storage/sqlite/rankedHits';
@@ -976,6 +976,133 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     const found = await l.progress.searchEntries({ projectId: 'p', text: '"ping pong" OR "alpha beta gamma"', limit: 20 });
     assert.deepEqual(found.entries.map((e) => e.id).sort(), ['pos-0', 'pos-1', 'pos-3', 'pos-6']);
     await compareMatches(l, docs, POSITION_QUERIES, 'marked in batches');
+  });
+
+  /** Writes a doc by plain SQL as a writer without phrase words does (a server of schema 5, a bulk load): phrase_words stays NULL. */
+  async function insertWithoutPhraseWords(client: pg.Client | pg.PoolClient, d: Doc, projectId = 'p'): Promise<number> {
+    await client.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [projectId, d.createdAt]);
+    const { rows } = await client.query<{ n: string }>(
+      `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, content, search)
+       VALUES ($1, $2, $3, $4, $5, $6, setweight(to_tsvector('simple', $7), 'A') || setweight(to_tsvector('simple', $8), 'B')) RETURNING n`,
+      [d.id, projectId, d.createdAt, d.title, d.title.toLowerCase(), d.content, searchWords(d.title), searchWords(d.content)],
+    );
+    return Number(rows[0]!.n);
+  }
+
+  async function metaValue(client: pg.Client, key: string): Promise<string | undefined> {
+    return (await client.query<{ value: string }>('SELECT value FROM ap_meta WHERE key = $1', [key])).rows[0]?.value;
+  }
+
+  async function hitsOf(l: Ledger, text: string): Promise<string[]> {
+    return (await l.progress.searchEntries({ projectId: undefined, text, limit: 50 })).entries.map((e) => e.id).sort();
+  }
+
+  async function openPg(url: string): Promise<{ l: Ledger; marked: number }> {
+    const l = await openLedger({ file: '/unused', databaseUrl: url });
+    opened.push(l);
+    return { l, marked: (await (l.progress as PgProgressStore).phraseWordsPass) ?? -1 };
+  }
+
+  it('gives phrase words, on the next open, to an entry written without them after this build opened the database', async () => {
+    const url = await server().createDatabase();
+    const first = await openPg(url);
+    const docs = makeCorpus(20, 1, vocabulary(rng(5), 200));
+    await writeDocs(first.l, docs);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // As a server of the build before would write it, after migration 6: no phrase words.
+      const late = positionDocs()[0]!;
+      await insertWithoutPhraseWords(client, late);
+      const last = async (): Promise<number> => Number((await client.query<{ n: string }>('SELECT max(n) AS n FROM log_entries')).rows[0]!.n);
+      assert.deepEqual(await hitsOf(first.l, '"ping pong"'), [], 'missed until looked over');
+      const second = await openPg(url);
+      assert.equal(second.marked, 1);
+      assert.deepEqual(await hitsOf(second.l, '"ping pong"'), ['pos-0']);
+      assert.deepEqual(await hitsOf(first.l, '"ping pong"'), ['pos-0'], 'the other server finds it too');
+      assert.equal(await metaValue(client, PHRASE_WORDS_KEY), `${await last()} ${await last()} ${await last()} ${await last()} -`, 'checked up to the last entry');
+      // Entries written by this build since, and one more without phrase words: the next open looks at those only.
+      await writeDocs(second.l, [extraDoc('new', 0, 'Fresh', 'words'), extraDoc('new', 1, `Again ${run(260, 'ping')} pong`, 'x')]);
+      const bulk = { ...positionDocs()[3]!, id: 'bulk-3' };
+      await insertWithoutPhraseWords(client, bulk);
+      await client.query("UPDATE log_entries SET phrase_words = NULL WHERE id = 'pos-0'");
+      const third = await openPg(url);
+      assert.equal(third.marked, 1, 'the new entries only, not pos-0 before the mark');
+      assert.deepEqual(await hitsOf(third.l, '"alpha beta gamma"'), ['bulk-3']);
+      assert.deepEqual(await hitsOf(third.l, '"ping pong"'), ['new-1']);
+      const mark = await metaValue(client, PHRASE_WORDS_KEY);
+      const fourth = await openPg(url);
+      assert.equal(fourth.marked, 0);
+      assert.equal(await metaValue(client, PHRASE_WORDS_KEY), mark, 'an open with nothing new writes nothing');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('goes on with a pass the build before left under way (its phrase_words_pass key) and finishes it', async () => {
+    const url = await server().createDatabase();
+    const old = await PgEngine.open({ url, schemas: PG_SCHEMAS.map((s) => (s.name === 'progress' ? { ...s, migrations: s.migrations.filter((m) => m.version <= 5) } : s)) });
+    await old.close();
+    const docs = [...makeCorpus(30, 1, vocabulary(rng(3), 300)), ...positionDocs()];
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const ns = new Map<string, number>();
+      for (const d of docs) ns.set(d.id, await insertWithoutPhraseWords(client, d));
+      // Migration 6 without a pass after it (it writes the key '0 <largest n>')...
+      const migrated = await PgEngine.open({ url, schemas: PG_SCHEMAS });
+      await migrated.close();
+      const max = ns.get('pos-7')!;
+      assert.equal(await metaValue(client, 'phrase_words_pass'), `0 ${max}`);
+      // ...then the build before looked over the entries up to pos-1 (and marked those two) and stopped.
+      for (const id of ['pos-0', 'pos-1']) {
+        const d = docs.find((x) => x.id === id)!;
+        await client.query('UPDATE log_entries SET phrase_words = $1 WHERE id = $2', [`${searchWords(d.title)}\n${searchWords(d.content)}`, id]);
+      }
+      // pos-2 is left unmarked below the point it reached: a resumed pass does not look there again.
+      await client.query("UPDATE ap_meta SET value = $1 WHERE key = 'phrase_words_pass'", [`${ns.get('pos-2')} ${max}`]);
+      const { l, marked } = await openPg(url);
+      assert.equal(marked, 4, 'pos-3 to pos-6');
+      assert.equal(await metaValue(client, 'phrase_words_pass'), undefined, 'the old key is gone');
+      assert.equal(await metaValue(client, PHRASE_WORDS_KEY), `${max} ${max} ${max} ${max} -`);
+      const unmarked = (await client.query<{ id: string }>('SELECT id FROM log_entries WHERE phrase_words IS NULL AND id LIKE $1 ORDER BY id', ['pos-%'])).rows.map((r) => r.id);
+      assert.deepEqual(unmarked, ['pos-2', 'pos-7']);
+      assert.deepEqual(await hitsOf(l, '"alpha beta gamma"'), ['pos-3']);
+      assert.deepEqual(await hitsOf(l, '"ping pong"'), ['pos-0', 'pos-1', 'pos-6']);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('looks again at an entry whose transaction commits after a later entry was looked over', async () => {
+    const url = await server().createDatabase();
+    const first = await openPg(url);
+    await writeDocs(first.l, [extraDoc('early', 0, 'Early', 'entry')]);
+    const slow = new pg.Client({ connectionString: url });
+    const other = new pg.Client({ connectionString: url });
+    await slow.connect();
+    await other.connect();
+    try {
+      // A writer draws its entry number and has not committed when a later entry is written.
+      await slow.query('BEGIN');
+      const n = await insertWithoutPhraseWords(slow, positionDocs()[0]!);
+      // (Another project: the two would take turns on the project's row otherwise.)
+      const later = await insertWithoutPhraseWords(other, extraDoc('later', 0, 'Later', 'entry'), 'q');
+      assert.ok(later > n);
+      const second = await openPg(url);
+      assert.equal(second.marked, 0);
+      const mark = (await metaValue(other, PHRASE_WORDS_KEY))!.split(' ');
+      assert.ok(Number(mark[0]) < n, `the mark ${mark.join(' ')} stays before the uncommitted entry ${n}`);
+      assert.notEqual(mark[4], '-', 'the writer is remembered');
+      await slow.query('COMMIT');
+      const third = await openPg(url);
+      assert.equal(third.marked, 1);
+      assert.deepEqual(await hitsOf(third.l, '"ping pong"'), ['pos-0']);
+      assert.equal(await metaValue(other, PHRASE_WORDS_KEY), `${later} ${later} ${later} ${later} -`);
+    } finally {
+      await slow.end();
+      await other.end();
+    }
   });
 
   it('re-indexes, once on open, entries whose words an older build kept with their diacritics', async () => {
