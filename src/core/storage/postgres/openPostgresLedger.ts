@@ -35,8 +35,9 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     await engine.close();
     throw err;
   }
-  // Entries written before phrase words existed are looked over in the background (seconds at
-  // 100k entries, never in the way of opening); close waits for the batch under way.
+  // Entries written without phrase words since the last pass (before they existed, or by an
+  // older build) are looked over in the background (seconds at 100k entries, one row read when
+  // there are none, never in the way of opening); close waits for the batch under way.
   let closing = false;
   const phraseWords = progress.markPhraseWords({ stopped: () => closing }).catch((err: unknown) => {
     if (!closing) options.logger?.warn(`Could not look over older entries for phrase search: ${(err as Error).message}`);

@@ -172,7 +172,9 @@ const progress: SchemaStream = {
         'DROP TRIGGER log_entries_au ON log_entries',
         'CREATE TRIGGER log_entries_au AFTER UPDATE OF search, phrase_words, project_id, created_at, title, title_fold, tags ON log_entries FOR EACH ROW EXECUTE FUNCTION ap_entries_au()',
         // The entries written before are looked over after open, in batches of entry numbers up
-        // to the largest now (progressRepo.ts markPhraseWords; later ones are written with theirs).
+        // to the largest now (progressRepo.ts markPhraseWords, which has since moved this key into
+        // its watermark, phrase_words_checked; later ones are written with theirs, or looked over
+        // by the pass after the next open when a writer without phrase words wrote them).
         "INSERT INTO ap_meta (key, value) SELECT 'phrase_words_pass', '0 ' || max(n) FROM log_entries HAVING max(n) IS NOT NULL ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       ],
     },
