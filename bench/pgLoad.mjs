@@ -3,9 +3,11 @@ import pg from 'pg';
 
 /**
  * `size` entries of `corpus` into the PostgreSQL ledger at `url`: its schema made by openLedger, rows
- * 1,000 per statement, vectors and tags as insertEntry writes them. Returns the bench harness used.
+ * 1,000 per statement, vectors and tags as insertEntry writes them (but no phrase words: what a
+ * bulk INSERT or an older build leaves to the pass after open). Entries `from` on, so that a
+ * second call appends the next ones. Returns the bench harness used.
  */
-export async function loadPostgres(url, corpus, size, say) {
+export async function loadPostgres(url, corpus, size, say, from = 0) {
   const { loadHarness } = await import('./harnessLoader.mjs');
   const harness = await loadHarness();
   const ledger = await harness.openLedger({ file: '/unused', databaseUrl: url });
@@ -13,9 +15,9 @@ export async function loadPostgres(url, corpus, size, say) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    for (let i = 0; i < size; i += 1000) {
+    for (let i = from; i < from + size; i += 1000) {
       const rows = [];
-      for (let k = i; k < Math.min(size, i + 1000); k++) rows.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
+      for (let k = i; k < Math.min(from + size, i + 1000); k++) rows.push({ ...corpus.make(k), id: `h${String(k).padStart(9, '0')}` });
       const col = (f) => rows.map(f);
       await c.query('BEGIN');
       for (const p of new Set(col((r) => r.projectId)))
