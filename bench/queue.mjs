@@ -1,5 +1,5 @@
 // Queue throughput (issue 4): request_task + complete_task by 1, 5 and 10 agent processes (real
-// servers over stdio, one agent each) draining the same queue, side by side in one run: the
+// servers over stdio, one agent each, started as the editor starts them) draining the same queue, side by side in one run: the
 // agent counts take turns, round after round, so that a busy moment of a shared machine falls on
 // all of them. Reports the median tasks per second over the rounds (and their range) and the
 // p50/p99 of request_task; checks that every task was completed exactly once; never asserts on time.
@@ -18,6 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -36,6 +37,20 @@ const BUILDS = [
   ...(beforeFlag >= 0 ? [{ name: `before (${path.basename(path.resolve(argv[beforeFlag + 1]))})`, root: path.resolve(argv[beforeFlag + 1]) }] : []),
 ];
 const say = (line) => process.stderr.write(`bench: ${line}\n`);
+const require = createRequire(import.meta.url);
+
+/**
+ * The node options and environment a build's servers run with when the editor or an agent's
+ * config starts them (src/core/leanNode.ts LEAN_NODE_ARGS and LEAN_NODE_ENV), read from its
+ * dist/core.js; none for a build from before it had them.
+ */
+function launchOf(build) {
+  build.launch ??= (() => {
+    const { LEAN_NODE_ARGS = [], LEAN_NODE_ENV = {} } = require(path.join(build.root, 'dist', 'core.js'));
+    return { args: [...LEAN_NODE_ARGS], env: { ...LEAN_NODE_ENV } };
+  })();
+  return build.launch;
+}
 
 function quantile(sorted, q) {
   if (sorted.length === 0) return NaN;
@@ -45,8 +60,8 @@ function quantile(sorted, q) {
 async function server(db, build) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(build.root, 'dist', 'server.js'), '--toolset', 'queue'],
-    env: { ...process.env, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LOG_LEVEL: 'error' },
+    args: [...launchOf(build).args, path.join(build.root, 'dist', 'server.js'), '--toolset', 'queue'],
+    env: { ...launchOf(build).env, ...process.env, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LOG_LEVEL: 'error' },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench-queue', version: '1' });
