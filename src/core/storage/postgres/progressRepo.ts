@@ -316,8 +316,9 @@ export class PgProgressStore implements ProgressStore {
     const batch = options.batch ?? PHRASE_WORDS_BATCH;
     const first = await this.engine.read((tx) =>
       tx.get<{ mark: string | null; pass: string | null; last: string | null }>(
-        `SELECT (SELECT value FROM ap_meta WHERE key = '${PHRASE_WORDS_KEY}') AS mark, (SELECT value FROM ap_meta WHERE key = '${PHRASE_WORDS_PASS_KEY}') AS pass,
+        `SELECT (SELECT value FROM ap_meta WHERE key = ?) AS mark, (SELECT value FROM ap_meta WHERE key = ?) AS pass,
            (SELECT max(n) FROM log_entries) AS last`,
+        [PHRASE_WORDS_KEY, PHRASE_WORDS_PASS_KEY],
       ),
     );
     if (first && first.pass === null && caughtUp(parseMark(first.mark ?? undefined), Number(first.last ?? 0))) return 0;
