@@ -217,6 +217,18 @@ function caughtUp(m: PhraseWordsMark, last: number): boolean {
 }
 
 /**
+ * A new round after `m`: it looks over (safe, last] and, when it ends, moves `safe` to `last` if no
+ * transaction could still commit an entry numbered up to it (`writers` is empty), else to the
+ * previous round's end once none of that round's writers is among them, else nowhere.
+ */
+function nextRound(m: PhraseWordsMark, last: number, writers: string[]): PhraseWordsMark {
+  const to = Math.max(last, m.safe);
+  const previousOver = m.writers.every((w) => !writers.includes(w));
+  const ends = writers.length === 0 ? to : previousOver ? Math.max(m.safe, m.to) : m.safe;
+  return { safe: m.safe, at: m.safe, to, ends, writers };
+}
+
+/**
  * The transactions (virtual ids) other than this one that hold or wait for a write lock on
  * log_entries. An INSERT takes it before it draws its entry number and keeps it until it ends.
  */
@@ -355,12 +367,12 @@ export class PgProgressStore implements ProgressStore {
               if (pass !== undefined) await this.saveMark(tx, mark);
               return { done: true, marked: 0 };
             }
-            const writers = (await tx.all<{ v: string }>(LOG_ENTRIES_WRITERS_SQL)).map((r) => r.v);
             rounds++;
-            const to = Math.max(last, mark.safe);
-            const pendingEnded = mark.writers.every((w) => !writers.includes(w));
-            const ends = writers.length === 0 ? to : pendingEnded ? Math.max(mark.safe, mark.to) : mark.safe;
-            mark = { safe: mark.safe, at: mark.safe, to, ends, writers };
+            mark = nextRound(
+              mark,
+              last,
+              (await tx.all<{ v: string }>(LOG_ENTRIES_WRITERS_SQL)).map((r) => r.v),
+            );
           }
           const upTo = Math.min(mark.at + batch, mark.to);
           const rows = await tx.all<{ n: string; title: string; content: string }>(
