@@ -935,23 +935,20 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     const url = await server().createDatabase();
     // The ledger as the build before wrote it: progress schema 5, entries with no phrase words.
     const old = await PgEngine.open({ url, schemas: PG_SCHEMAS.map((s) => (s.name === 'progress' ? { ...s, migrations: s.migrations.filter((m) => m.version <= 5) } : s)) });
+    await old.close();
     const docs = [...makeCorpus(300, 1, vocabulary(rng(3), 500)), ...positionDocs()];
-    await old.write(async (tx) => {
-      await tx.run("INSERT INTO projects (project_id, name, created_at) VALUES ('p', 'p', ?)", [docs[0]!.createdAt]);
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
       for (const [i, d] of docs.entries()) {
         d.seq = i;
-        await tx.run(`INSERT INTO log_entries (id, project_id, created_at, title, title_fold, content, search) VALUES (?, 'p', ?, ?, ?, ?, ${ENTRY_SEARCH_SQL})`, [
-          d.id,
-          d.createdAt,
-          d.title,
-          d.title.toLowerCase(),
-          d.content,
-          searchWords(d.title),
-          searchWords(d.content),
-        ]);
+        await insertWithoutPhraseWords(writer, d);
       }
-    });
-    await old.close();
+      await writer.query('COMMIT');
+    } finally {
+      await writer.end();
+    }
     const l = await openLedger({ file: '/unused', databaseUrl: url });
     opened.push(l);
     const store = l.progress as PgProgressStore;
@@ -978,12 +975,18 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     await compareMatches(l, docs, POSITION_QUERIES, 'marked in batches');
   });
 
+  /** `sql`'s `?` placeholders as node-postgres numbers them, from `$first` on. */
+  function numbered(sql: string, first: number): string {
+    let k = first;
+    return sql.replace(/\?/g, () => `$${k++}`);
+  }
+
   /** Writes a doc by plain SQL as a writer without phrase words does (a server of schema 5, a bulk load): phrase_words stays NULL. */
   async function insertWithoutPhraseWords(client: pg.Client | pg.PoolClient, d: Doc, projectId = 'p'): Promise<number> {
     await client.query('INSERT INTO projects (project_id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT DO NOTHING', [projectId, d.createdAt]);
     const { rows } = await client.query<{ n: string }>(
       `INSERT INTO log_entries (id, project_id, created_at, title, title_fold, content, search)
-       VALUES ($1, $2, $3, $4, $5, $6, setweight(to_tsvector('simple', $7), 'A') || setweight(to_tsvector('simple', $8), 'B')) RETURNING n`,
+       VALUES ($1, $2, $3, $4, $5, $6, ${numbered(ENTRY_SEARCH_SQL, 7)}) RETURNING n`,
       [d.id, projectId, d.createdAt, d.title, d.title.toLowerCase(), d.content, searchWords(d.title), searchWords(d.content)],
     );
     return Number(rows[0]!.n);
