@@ -594,7 +594,7 @@ describe('the ledger host (real processes)', function () {
   });
 
   it('another OS user cannot connect to the host', async function () {
-    if (process.getuid?.() !== 0) this.skip(); // needs root to run a client as nobody
+    if (process.getuid?.() !== 0) this.skip(); // needs root to run a client as the user nobody; CI runs as root (.ci/run installs with apt-get), so it runs there
     const dir = tempDir('ap-host-');
     // Open the temp folder to everyone: only the host's own folder (0700) and socket (0600) protect it.
     fs.chmodSync(dir, 0o755);
