@@ -190,13 +190,15 @@ export class Services {
 
   async progress(): Promise<ProgressService> {
     const ledger = await this.ledger();
-    const { ProgressService } = load.progress();
-    this.progressService ??= new ProgressService({
-      store: ledger.progress,
-      summariser: this.summariser,
-      logger: this.options.logger,
-      ...(this.options.clock ? { clock: this.options.clock } : {}),
-    });
+    if (!this.progressService) {
+      const { ProgressService } = load.progress();
+      this.progressService = new ProgressService({
+        store: ledger.progress,
+        summariser: this.summariser,
+        logger: this.options.logger,
+        ...(this.options.clock ? { clock: this.options.clock } : {}),
+      });
+    }
     return this.progressService;
   }
 
@@ -251,13 +253,15 @@ export class Services {
   /** Export, import and retention of the whole ledger. */
   async transfer(): Promise<TransferService> {
     const ledger = await this.ledger();
-    const { TransferService } = load.transfer();
-    // On PostgreSQL the location is a URL: exports go beside the local ledger path instead.
-    this.transferService ??= new TransferService({
-      store: ledger.transfer,
-      ledgerLocation: this.options.config.databaseUrl ? this.options.config.dbPath : ledger.location,
-      logger: this.options.logger,
-    });
+    if (!this.transferService) {
+      const { TransferService } = load.transfer();
+      // On PostgreSQL the location is a URL: exports go beside the local ledger path instead.
+      this.transferService = new TransferService({
+        store: ledger.transfer,
+        ledgerLocation: this.options.config.databaseUrl ? this.options.config.dbPath : ledger.location,
+        logger: this.options.logger,
+      });
+    }
     return this.transferService;
   }
 
