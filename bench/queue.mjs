@@ -18,6 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 
@@ -66,7 +67,58 @@ async function server(db, build) {
   });
   const client = new Client({ name: 'bench-queue', version: '1' });
   await client.connect(transport);
+  serverPids.set(client, transport.pid);
   return client;
+}
+
+/** The pid of each agent's server process, by its client. */
+const serverPids = new Map();
+
+/** Clock ticks per second of /proc/PID/stat's CPU times (Linux); undefined where there is no /proc. */
+const CLOCK_TICKS = (() => {
+  if (!fs.existsSync('/proc/self/stat')) return undefined;
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far, from /proc; 0 once it is gone. */
+function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').pop().trim().split(/\s+/);
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The ledger host serving `db`: the process whose command line names it after --ledger. */
+function hostPid(db) {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const at = args.indexOf('--ledger');
+      if (at >= 0 && args[at + 1] === db && args.some((a) => a.endsWith('ledgerHost.js')) && !args.includes('--standby')) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** CPU seconds so far of the bench itself, the host and the servers (undefined without /proc). */
+function cpuNow(db, clients) {
+  if (CLOCK_TICKS === undefined) return undefined;
+  const usage = process.cpuUsage();
+  const host = hostPid(db);
+  return {
+    bench: (usage.user + usage.system) / 1e6,
+    host: host === undefined ? NaN : cpuSeconds(host),
+    servers: clients.reduce((sum, c) => sum + cpuSeconds(serverPids.get(c)), 0),
+  };
 }
 
 async function call(client, name, args) {
@@ -90,6 +142,7 @@ async function drain(agents, build) {
     await Promise.all(clients.map((c, i) => call(c, 'register_agent', { projectId: 'bench', agentName: `a${i}` })));
     const latencies = [];
     const taken = [];
+    const cpuBefore = cpuNow(db, clients);
     const started = performance.now();
     const counts = await Promise.all(
       clients.map(async (c) => {
@@ -107,11 +160,13 @@ async function drain(agents, build) {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuNow(db, clients);
     await Promise.all(clients.map((c) => c.close()));
     const done = counts.reduce((a, b) => a + b, 0);
     const unique = new Set(taken).size;
     if (unique !== taken.length || done !== TASKS) throw new Error(`${agents} agents: ${taken.length} assignments of ${unique} distinct tasks, ${done} completed of ${TASKS}`);
-    return { done, seconds, perSecond: done / seconds, latencies, spread: counts };
+    const cpu = cpuBefore && cpuAfter ? Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, cpuAfter[k] - cpuBefore[k]])) : undefined;
+    return { done, seconds, perSecond: done / seconds, latencies, spread: counts, cpu };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -128,9 +183,10 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const lines = [
-  `| build | agent processes | tasks/s (request + complete), median of ${ROUNDS} | range | vs 1 agent | request_task p50 / p99 | tasks per agent |`,
-  `|---|---|---|---|---|---|---|`,
+  `| build | agent processes | tasks/s (request + complete), median of ${ROUNDS} | range | vs 1 agent | request_task p50 / p99 | tasks per agent | CPU ms per task: bench / host / servers | cores busy |`,
+  `|---|---|---|---|---|---|---|---|---|`,
 ];
+const notes = [];
 for (const build of BUILDS) {
   const rows = AGENTS.map((agents) => {
     const r = runs.get(`${build.name}:${agents}`);
@@ -144,15 +200,30 @@ for (const build of BUILDS) {
       p50: quantile(latencies, 0.5),
       p99: quantile(latencies, 0.99),
       spread: r.flatMap((x) => x.spread),
+      // Medians over the rounds of CPU per task and of the cores the processes kept busy.
+      cpu: r.every((x) => x.cpu)
+        ? {
+            ...Object.fromEntries(['bench', 'host', 'servers'].map((k) => [k, median(r.map((x) => (1000 * x.cpu[k]) / x.done))])),
+            cores: median(r.map((x) => (x.cpu.bench + x.cpu.host + x.cpu.servers) / x.seconds)),
+          }
+        : undefined,
     };
   });
   const base = rows[0].perSecond;
   for (const r of rows)
     lines.push(
-      `| ${build.name} | ${r.agents} | ${r.perSecond.toFixed(0)} | ${r.min.toFixed(0)}-${r.max.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${r.p50.toFixed(2)} ms / ${r.p99.toFixed(1)} ms | ${Math.min(...r.spread)}-${Math.max(...r.spread)} |`,
+      `| ${build.name} | ${r.agents} | ${r.perSecond.toFixed(0)} | ${r.min.toFixed(0)}-${r.max.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${r.p50.toFixed(2)} ms / ${r.p99.toFixed(1)} ms | ${Math.min(...r.spread)}-${Math.max(...r.spread)} | ${
+        r.cpu ? `${r.cpu.bench.toFixed(2)} / ${r.cpu.host.toFixed(2)} / ${r.cpu.servers.toFixed(2)}` : 'n/a (no /proc)'
+      } | ${r.cpu ? r.cpu.cores.toFixed(2) : 'n/a'} |`,
+    );
+  // One agent's calls follow one another: the cores its processes keep busy bound what more agents can add.
+  const one = rows[0].cpu;
+  if (one && WORK_MS === 0)
+    notes.push(
+      `${build.name}: one agent keeps ${one.cores.toFixed(2)} cores busy, so ${os.cpus().length} cores bound any number of agents at ${(os.cpus().length / one.cores).toFixed(2)}x its tasks/s, before any cost of running more processes at once.`,
     );
 }
-const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s)${WORK_MS > 0 ? `, each agent working ${WORK_MS} ms on each task` : ''}; every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n`;
+const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s)${WORK_MS > 0 ? `, each agent working ${WORK_MS} ms on each task` : ''}; every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n${notes.length > 0 ? `\n${notes.join('\n')}\n` : ''}`;
 process.stdout.write(table);
 fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(path.join(root, 'bench', 'results', `queue-${QUICK ? 'quick' : WORK_MS > 0 ? 'work' : 'latest'}.md`), table);
