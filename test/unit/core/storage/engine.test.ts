@@ -66,6 +66,32 @@ describe('storage engine', () => {
     assert.deepEqual(all(a), { k: 'v', k2: 'v2' });
   });
 
+  it('answers a query prepared before a schema change with the columns after it, in the writer and in another engine catching up', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    const b = await open(file);
+    await put(a, 'k', 'v');
+    const row = (e: SqliteEngine): unknown => e.read((tx) => tx.get('SELECT * FROM kv'));
+    assert.deepEqual(row(a), { k: 'k', v: 'v' });
+    assert.deepEqual(row(b), { k: 'k', v: 'v' });
+    // A rename keeps the number of columns: only knowing that the schema changed tells the names apart.
+    await a.write((tx) => {
+      tx.run('ALTER TABLE kv RENAME COLUMN v TO value');
+    });
+    assert.deepEqual(row(a), { k: 'k', value: 'v' });
+    assert.deepEqual(row(b), { k: 'k', value: 'v' }, 'b applied the rename from the journal');
+    await b.write((tx) => {
+      tx.run('ALTER TABLE kv ADD COLUMN len INTEGER');
+      tx.run('UPDATE kv SET len = length(value)');
+    });
+    assert.deepEqual(row(b), { k: 'k', value: 'v', len: 1 });
+    assert.deepEqual(row(a), { k: 'k', value: 'v', len: 1 }, 'a applied the new column from the journal');
+    assert.deepEqual(
+      a.read((tx) => tx.all('SELECT * FROM kv')),
+      [{ k: 'k', value: 'v', len: 1 }],
+    );
+  });
+
   it('keeps every acknowledged write across a reopen, from the journal alone', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file);
