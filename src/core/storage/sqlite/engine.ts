@@ -249,7 +249,8 @@ export class SqliteEngine {
    * for them and decodes each again for every row, then builds the row through Object.fromEntries
    * (together about 7% of a ledger host's CPU draining a queue). A schema change can change them
    * (SQLite prepares `SELECT *` again): cleared when a statement of this process or of a journal
-   * record changes the schema (every one goes through `change`), and with the statements.
+   * record changes the schema (every one goes through `change`), on every rollback (`control`),
+   * and with the statements.
    */
   private columnNames = new Map<string, string[]>();
   private journal: OpenJournal | undefined;
@@ -936,7 +937,7 @@ export class SqliteEngine {
       for (const record of records) for (const [sql, params] of record.ops) this.change(sql, params);
       this.db.run('COMMIT');
     } catch (err) {
-      this.db.run('ROLLBACK');
+      this.control('ROLLBACK');
       throw new LedgerError(
         'internal',
         `Journal record ${records[0]?.seq ?? '?'} of ${this.journalPath} could not be applied (${(err as Error).message}). It may come from a newer Agent Progress; update this one.`,
@@ -1351,9 +1352,14 @@ export class SqliteEngine {
     this.columnNames.clear();
   }
 
-  /** A transaction control statement (BEGIN, COMMIT, SAVEPOINT...), prepared once: db.run parses it every time. */
+  /**
+   * A transaction control statement (BEGIN, COMMIT, SAVEPOINT...), prepared once: db.run parses it
+   * every time. A rollback also forgets the column names: it may undo a schema change whose names
+   * a query of the same transaction read.
+   */
   private control(sql: string): void {
     this.statement(sql).run();
+    if (sql.startsWith('ROLLBACK')) this.columnNames.clear();
   }
 
   private statement(sql: string): Statement {

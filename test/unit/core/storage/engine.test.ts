@@ -92,6 +92,23 @@ describe('storage engine', () => {
     );
   });
 
+  it('answers with the columns of before a schema change that a failed write undid, though the write read the new ones', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const a = await open(file);
+    await put(a, 'k', 'v');
+    const row = (): unknown => a.read((tx) => tx.get('SELECT * FROM kv'));
+    assert.deepEqual(row(), { k: 'k', v: 'v' });
+    await assert.rejects(
+      a.write((tx) => {
+        tx.run('ALTER TABLE kv RENAME COLUMN v TO value');
+        assert.deepEqual(tx.get('SELECT * FROM kv'), { k: 'k', value: 'v' });
+        throw new Error('undone');
+      }),
+      /undone/,
+    );
+    assert.deepEqual(row(), { k: 'k', v: 'v' });
+  });
+
   it('keeps every acknowledged write across a reopen, from the journal alone', async () => {
     const file = path.join(tempDir(), 'data.db');
     const a = await open(file);
