@@ -1493,9 +1493,14 @@ export class SqliteEngine {
   }
 }
 
-/** A statement that may change the columns a prepared query answers with (CREATE, ALTER, DROP). */
+/**
+ * A statement that may change the columns a prepared query answers with: CREATE, ALTER or DROP,
+ * after any white space and comments (SQLite skips them too; a journal record may come from
+ * another build).
+ */
 function schemaChange(sql: string): boolean {
-  return /^\s*(?:create|alter|drop)\b/i.test(sql);
+  // One character of white space at a time, and comments matched without overlap: linear time.
+  return /^(?:\s|--[^\n]*(?:\n|$)|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/)*(?:create|alter|drop)\b/i.test(sql);
 }
 
 function folderGone(dir: string): LedgerError {

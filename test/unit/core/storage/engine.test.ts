@@ -74,9 +74,10 @@ describe('storage engine', () => {
     const row = (e: SqliteEngine): unknown => e.read((tx) => tx.get('SELECT * FROM kv'));
     assert.deepEqual(row(a), { k: 'k', v: 'v' });
     assert.deepEqual(row(b), { k: 'k', v: 'v' });
-    // A rename keeps the number of columns: only knowing that the schema changed tells the names apart.
+    // A rename keeps the number of columns: only knowing that the schema changed tells the names
+    // apart, also behind comments, as SQLite reads it.
     await a.write((tx) => {
-      tx.run('ALTER TABLE kv RENAME COLUMN v TO value');
+      tx.run('/* a migration */ -- of kv\n  ALTER TABLE kv RENAME COLUMN v TO value');
     });
     assert.deepEqual(row(a), { k: 'k', value: 'v' });
     assert.deepEqual(row(b), { k: 'k', value: 'v' }, 'b applied the rename from the journal');
