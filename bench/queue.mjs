@@ -67,12 +67,8 @@ async function server(db, build) {
   });
   const client = new Client({ name: 'bench-queue', version: '1' });
   await client.connect(transport);
-  serverPids.set(client, transport.pid);
   return client;
 }
-
-/** The pid of each agent's server process, by its client. */
-const serverPids = new Map();
 
 /** Clock ticks per second of /proc/PID/stat's CPU times (Linux); undefined where there is no /proc. */
 const CLOCK_TICKS = (() => {
@@ -109,15 +105,14 @@ function hostPid(db) {
   return undefined;
 }
 
-/** CPU seconds so far of the bench itself, the host and the servers (undefined without /proc). */
-function cpuNow(db, clients) {
+/** CPU seconds so far of the bench itself, the host (its pid) and the servers of `clients` (undefined without /proc). */
+function cpuNow(host, clients) {
   if (CLOCK_TICKS === undefined) return undefined;
   const usage = process.cpuUsage();
-  const host = hostPid(db);
   return {
     bench: (usage.user + usage.system) / 1e6,
     host: host === undefined ? NaN : cpuSeconds(host),
-    servers: clients.reduce((sum, c) => sum + cpuSeconds(serverPids.get(c)), 0),
+    servers: clients.reduce((sum, c) => sum + cpuSeconds(c.transport.pid), 0),
   };
 }
 
@@ -142,7 +137,8 @@ async function drain(agents, build) {
     await Promise.all(clients.map((c, i) => call(c, 'register_agent', { projectId: 'bench', agentName: `a${i}` })));
     const latencies = [];
     const taken = [];
-    const cpuBefore = cpuNow(db, clients);
+    const host = CLOCK_TICKS === undefined ? undefined : hostPid(db);
+    const cpuBefore = cpuNow(host, clients);
     const started = performance.now();
     const counts = await Promise.all(
       clients.map(async (c) => {
@@ -160,7 +156,7 @@ async function drain(agents, build) {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const cpuAfter = cpuNow(db, clients);
+    const cpuAfter = cpuNow(host, clients);
     await Promise.all(clients.map((c) => c.close()));
     const done = counts.reduce((a, b) => a + b, 0);
     const unique = new Set(taken).size;
