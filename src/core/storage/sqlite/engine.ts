@@ -932,10 +932,10 @@ export class SqliteEngine {
   }
 
   private applyRecords(records: JournalRecord[]): void {
-    this.db.run('BEGIN');
+    this.control('BEGIN');
     try {
       for (const record of records) for (const [sql, params] of record.ops) this.change(sql, params);
-      this.db.run('COMMIT');
+      this.control('COMMIT');
     } catch (err) {
       this.control('ROLLBACK');
       throw new LedgerError(
