@@ -932,10 +932,8 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
   });
 
   it('gives phrase words after open to the entries a ledger held before they existed, in batches, and finds their phrases from then on', async () => {
-    const url = await server().createDatabase();
     // The ledger as the build before wrote it: progress schema 5, entries with no phrase words.
-    const old = await PgEngine.open({ url, schemas: PG_SCHEMAS.map((s) => (s.name === 'progress' ? { ...s, migrations: s.migrations.filter((m) => m.version <= 5) } : s)) });
-    await old.close();
+    const url = await schema5Database();
     const docs = [...makeCorpus(300, 1, vocabulary(rng(3), 500)), ...positionDocs()];
     const writer = new pg.Client({ connectionString: url });
     await writer.connect();
@@ -949,10 +947,9 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     } finally {
       await writer.end();
     }
-    const l = await openLedger({ file: '/unused', databaseUrl: url });
-    opened.push(l);
+    const { l, marked } = await openPg(url);
     const store = l.progress as PgProgressStore;
-    assert.equal(await store.phraseWordsPass, 7);
+    assert.equal(marked, 7);
     await compareMatches(l, docs, POSITION_QUERIES, 'marked after open');
 
     // A pass left half done (its entries unmarked again) goes on in batches from where it was.
@@ -974,6 +971,14 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
     assert.deepEqual(found.entries.map((e) => e.id).sort(), ['pos-0', 'pos-1', 'pos-3', 'pos-6']);
     await compareMatches(l, docs, POSITION_QUERIES, 'marked in batches');
   });
+
+  /** A new database holding the ledger's schema as the build before left it: progress migrations up to 5, before phrase words. */
+  async function schema5Database(): Promise<string> {
+    const url = await server().createDatabase();
+    const old = await PgEngine.open({ url, schemas: PG_SCHEMAS.map((s) => (s.name === 'progress' ? { ...s, migrations: s.migrations.filter((m) => m.version <= 5) } : s)) });
+    await old.close();
+    return url;
+  }
 
   /** `sql`'s `?` placeholders as node-postgres numbers them, from `$first` on. */
   function numbered(sql: string, first: number): string {
@@ -1043,9 +1048,7 @@ describe('ranked search against a plain reference on PostgreSQL', function () {
   });
 
   it('goes on with a pass the build before left under way (its phrase_words_pass key) and finishes it', async () => {
-    const url = await server().createDatabase();
-    const old = await PgEngine.open({ url, schemas: PG_SCHEMAS.map((s) => (s.name === 'progress' ? { ...s, migrations: s.migrations.filter((m) => m.version <= 5) } : s)) });
-    await old.close();
+    const url = await schema5Database();
     const docs = [...makeCorpus(30, 1, vocabulary(rng(3), 300)), ...positionDocs()];
     const client = new pg.Client({ connectionString: url });
     await client.connect();
