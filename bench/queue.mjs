@@ -12,6 +12,11 @@
 //
 // With --before DIR (a checkout of another commit with its dist/ built) the same runs are made with
 // that build too, interleaved with this one's, and each row says which build it is.
+//
+// The machine's own reference, in the same rounds: 1, 5 and 10 of the SDK's no-op servers
+// (bench/noopServer.mjs, started as the queue's servers are), each called by its own loop as
+// often as the queue's servers are (two calls a task), with nothing behind them. What ten of
+// them add over one is what this machine lets ten MCP server processes add at all.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -116,6 +121,46 @@ function cpuNow(host, clients) {
   };
 }
 
+/** The SDK's no-op server, started with the node options and environment of this build's servers. */
+async function noopServer() {
+  const build = BUILDS[0];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...launchOf(build).args, path.join(root, 'bench', 'noopServer.mjs')],
+    env: { ...launchOf(build).env, ...process.env },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-queue', version: '1' });
+  await client.connect(transport);
+  return client;
+}
+
+/** `servers` no-op servers answering the calls of TASKS tasks (two each) between them, a loop each. */
+async function noopDrain(servers) {
+  const clients = await Promise.all(Array.from({ length: servers }, () => noopServer()));
+  try {
+    const calls = 2 * TASKS;
+    const shares = clients.map((_, i) => Math.floor(calls / servers) + (i < calls % servers ? 1 : 0));
+    await Promise.all(clients.map((c) => c.callTool({ name: 'noop', arguments: {} })));
+    const cpuBefore = cpuNow(undefined, clients);
+    const started = performance.now();
+    await Promise.all(
+      clients.map(async (c, i) => {
+        for (let n = 0; n < shares[i]; n++) {
+          const r = await c.callTool({ name: 'noop', arguments: {} });
+          if (r.isError) throw new Error(`noop: ${r.content[0].text}`);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuNow(undefined, clients);
+    const cpu = cpuBefore && cpuAfter ? { bench: cpuAfter.bench - cpuBefore.bench, servers: cpuAfter.servers - cpuBefore.servers } : undefined;
+    return { calls, seconds, perSecond: calls / seconds, cpu };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
 async function call(client, name, args) {
   const r = await client.callTool({ name, arguments: args });
   if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
@@ -169,11 +214,16 @@ async function drain(agents, build) {
 }
 
 const runs = new Map(BUILDS.flatMap((b) => AGENTS.map((a) => [`${b.name}:${a}`, []])));
+const noopRuns = new Map(AGENTS.map((a) => [a, []]));
 for (let round = 1; round <= ROUNDS; round++) {
   for (const agents of AGENTS) {
     for (const build of BUILDS) {
       say(`round ${round} of ${ROUNDS}: ${build.name}, ${agents} agent process(es) draining ${TASKS} tasks`);
       runs.get(`${build.name}:${agents}`).push(await drain(agents, build));
+    }
+    if (WORK_MS === 0) {
+      say(`round ${round} of ${ROUNDS}: the SDK's no-op server, ${agents} process(es) answering ${2 * TASKS} calls`);
+      noopRuns.get(agents).push(await noopDrain(agents));
     }
   }
 }
@@ -219,7 +269,48 @@ for (const build of BUILDS) {
       `${build.name}: one agent keeps ${one.cores.toFixed(2)} cores busy, so ${os.cpus().length} cores bound any number of agents at ${(os.cpus().length / one.cores).toFixed(2)}x its tasks/s, before any cost of running more processes at once.`,
     );
 }
-const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s)${WORK_MS > 0 ? `, each agent working ${WORK_MS} ms on each task` : ''}; every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n${notes.length > 0 ? `\n${notes.join('\n')}\n` : ''}`;
+// The machine's reference: what ten MCP server processes add over one with nothing behind them.
+let reference = '';
+if (WORK_MS === 0) {
+  const rows = AGENTS.map((servers) => {
+    const r = noopRuns.get(servers);
+    const rates = r.map((x) => x.perSecond);
+    return {
+      servers,
+      perSecond: median(rates),
+      min: Math.min(...rates),
+      max: Math.max(...rates),
+      cpu: r.every((x) => x.cpu)
+        ? {
+            bench: median(r.map((x) => (1e6 * x.cpu.bench) / x.calls)),
+            servers: median(r.map((x) => (1e6 * x.cpu.servers) / x.calls)),
+            cores: median(r.map((x) => (x.cpu.bench + x.cpu.servers) / x.seconds)),
+          }
+        : undefined,
+    };
+  });
+  const base = rows[0].perSecond;
+  const out = [
+    `The machine's reference, in the same rounds: the SDK's own no-op server (\`bench/noopServer.mjs\`), one process per loop, answering ${2 * TASKS} calls (two per task) with nothing behind them.`,
+    '',
+    `| server processes | no-op calls/s, median of ${ROUNDS} | range | vs 1 process | CPU µs per call: bench / servers | cores busy |`,
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.servers} | ${r.perSecond.toFixed(0)} | ${r.min.toFixed(0)}-${r.max.toFixed(0)} | ${(r.perSecond / base).toFixed(2)}x | ${
+          r.cpu ? `${r.cpu.bench.toFixed(0)} / ${r.cpu.servers.toFixed(0)}` : 'n/a (no /proc)'
+        } | ${r.cpu ? r.cpu.cores.toFixed(2) : 'n/a'} |`,
+    ),
+  ];
+  const last = rows[rows.length - 1];
+  if (rows[0].cpu && last.cpu)
+    out.push(
+      '',
+      `The no-op servers: ${last.servers} processes answer ${(last.perSecond / base).toFixed(2)}x the calls of one, and a call costs their servers ${(last.cpu.servers / rows[0].cpu.servers).toFixed(2)}x the CPU it costs one.`,
+    );
+  reference = `\n${out.join('\n')}\n`;
+}
+const table = `Queue throughput, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${TASKS} tasks per run, ${ROUNDS} round(s)${WORK_MS > 0 ? `, each agent working ${WORK_MS} ms on each task` : ''}; every task was assigned and completed exactly once in every run (checked).\n\n${lines.join('\n')}\n${notes.length > 0 ? `\n${notes.join('\n')}\n` : ''}${reference}`;
 process.stdout.write(table);
 fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(path.join(root, 'bench', 'results', `queue-${QUICK ? 'quick' : WORK_MS > 0 ? 'work' : 'latest'}.md`), table);
