@@ -1,7 +1,8 @@
 // The ledger host's figures, side by side in one run: RSS of the five toolset servers plus the
 // host with every server having touched an N-entry ledger, one server's RSS, the host's RSS over
 // the ledger's size, spawn to first answer of a new server with a warm host, `agent-progress
-// search` wall time (both also without NODE_EXTRA_CA_CERTS when it is set), and log_progress p50 through the host against a no-op SDK server. The host's
+// search` wall time (both also without NODE_EXTRA_CA_CERTS when it is set), and log_progress p50 through the host against a no-op SDK server
+// and against the floor of a durable write through a second process (bench/floorHost.mjs). The host's
 // standby (a second host process waiting to take over) is counted in the total and shown apart.
 // With --before DIR (a dist/ built from another commit) the same figures are taken for that build
 // first, in the same run, and shown beside this build's. Servers run as the extension starts them
@@ -13,7 +14,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -271,16 +272,34 @@ async function logRows(servers, db) {
   // bytes appended to a file in the ledger's folder and fdatasynced, as the host does per write.
   const probe = fs.openSync(path.join(path.dirname(db), 'fdatasync-probe'), 'a', 0o600);
   const record = Buffer.alloc(700, 'x');
+  // The floor of a durable write through a second process: an SDK server that sends the call's
+  // arguments over a Unix socket to a process that appends them and fdatasyncs (bench/floorHost.mjs).
+  const floorSocket = path.join(path.dirname(db), 'floor.sock');
+  const floorHost = spawn(process.execPath, [path.join(root, 'bench', 'floorHost.mjs'), floorSocket, path.join(path.dirname(db), 'floor-journal')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve, reject) => {
+    floorHost.once('error', reject);
+    floorHost.once('exit', (code) => reject(new Error(`bench/floorHost.mjs exited (${code})`)));
+    floorHost.stdout.once('data', resolve);
+  });
+  const floor = await connect(process.execPath, [path.join(root, 'bench', 'floorServer.mjs')], { ...env(db), AGENT_PROGRESS_BENCH_FLOOR_SOCKET: floorSocket });
+  const floorCall = (title) => floor.client.callTool({ name: 'log', arguments: { projectId: 'bench', title, content: 'a durable write through the host' } });
+  await floorCall('first');
   for (let i = 0; i < WARM; i++) {
     await noop.client.callTool({ name: 'noop', arguments: {} });
+    await floorCall(`warm ${i}`);
     for (const s of servers) await s.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `warm ${i}`, content: 'a durable write through the host' } });
   }
-  const times = { log: servers.map(() => []), noop: [], sync: [] };
+  const times = { log: servers.map(() => []), noop: [], sync: [], floor: [] };
   try {
     for (let i = 0; i < CALLS; i++) {
       let t = performance.now();
       await noop.client.callTool({ name: 'noop', arguments: {} });
       times.noop.push(performance.now() - t);
+      t = performance.now();
+      await floorCall(`bench ${i}`);
+      times.floor.push(performance.now() - t);
       for (let k = 0; k < servers.length; k++) {
         const which = (i + k) % servers.length;
         t = performance.now();
@@ -294,9 +313,11 @@ async function logRows(servers, db) {
     }
   } finally {
     fs.closeSync(probe);
+    await floor.client.close();
+    floorHost.stdin.end();
   }
   await noop.client.close();
-  const [none, sync] = [p50(times.noop), p50(times.sync)];
+  const [none, sync, least] = [p50(times.noop), p50(times.sync), p50(times.floor)];
   return times.log.map((logs) => {
     const log = p50(logs);
     return [
@@ -308,6 +329,12 @@ async function logRows(servers, db) {
       ],
       ['a bare append + fdatasync in the ledger folder (p50, same loop) / the no-op call', `${sync.toFixed(2)} ms = ${(sync / none).toFixed(1)}x`, 'reference: the disk'],
       ['log_progress beyond that fdatasync / the no-op call', `${(log - sync).toFixed(2)} ms = ${((log - sync) / none).toFixed(1)}x`, '≤ 3x when the disk is slow'],
+      [
+        'the floor: an SDK server writing durably through a second process (one Unix socket hop, an append + fdatasync; `bench/floorHost.mjs`), p50 / the no-op call',
+        `${least.toFixed(2)} ms = ${(least / none).toFixed(1)}x`,
+        'reference: the least any separate durable process costs',
+      ],
+      ['log_progress over that floor', `${(log / least).toFixed(2)}x`, 'reference'],
     ];
   });
 }
