@@ -1,0 +1,232 @@
+// A measured try for issue 15, not a feature: PostgreSQL's ranked search of words, prefixes and
+// OR answered from an index held in memory, with ts_rank computed as PostgreSQL computes it. The
+// index is read from the entries' tsvectors (per entry and lexeme, how many title (A) and content
+// (B) positions it has, and per entry its number of positions); a query then scores every hit as
+// ts_rank(RANK_WEIGHTS, search, query, 1) does (calc_rank_or in tsrank.c, in single precision,
+// operands in PostgreSQL's order, a prefix's lexemes in the vector's order) and keeps the 20 best.
+// Checked against PostgreSQL's own ts_rank over every hit: the same total and the same 20 in the
+// same order, or it says how many differ. AND, phrases and negation (calc_rank_and, which needs
+// every position) are not covered. Times the build (reading, parsing), its memory, and p50 per
+// query in process (no MCP, no socket).
+//   node bench/pgMemoryIndex.mjs [--size 100000] [--url postgres://...]   (no --url: a throwaway cluster loaded with --size bench entries)
+import { performance } from 'node:perf_hooks';
+import os from 'node:os';
+import pg from 'pg';
+import { BENCH_PROJECT, createCorpus } from './corpus.mjs';
+import { createDatabase, startCluster } from './pgCluster.mjs';
+import { loadPostgres } from './pgLoad.mjs';
+
+const argv = process.argv.slice(2);
+const option = (n, fallback) => (argv.indexOf(n) >= 0 ? argv[argv.indexOf(n) + 1] : fallback);
+const SIZE = Number(option('--size', '100000'));
+const URL = option('--url', undefined);
+const say = (s) => console.error(`[${new Date().toISOString().slice(11, 19)} load ${os.loadavg()[0].toFixed(1)}] ${s}`);
+/** src/core/storage/postgres/search.ts RANK_WEIGHTS: D, C, B, A. */
+const RANK_WEIGHTS = '{0.1, 0.2, 0.5, 1.0}';
+const f = Math.fround;
+const WEIGHT = { A: f(1.0), B: f(0.5), C: f(0.2), D: f(0.1) };
+const QUERIES = ['the', 'durable', 'upgraded', 'catchvalue', 'acquireheader', 'upgr:*', 'dur:*', 'durable | upgraded', 'catchvalue | upgr:*'];
+const cleanups = [];
+
+/**
+ * Reads every entry's vector in batches; per lexeme, the entries that have it with their counts of
+ * A and B positions (A first: the title's vector comes first in `search`). Returns the index.
+ */
+async function build(c) {
+  const postings = new Map();
+  const docN = [];
+  const docLength = [];
+  let last = 0;
+  let fetchMs = 0;
+  let parseMs = 0;
+  for (;;) {
+    let t = performance.now();
+    const { rows } = await c.query('SELECT n, search::text AS s FROM log_entries WHERE project_id = $1 AND n > $2 ORDER BY n LIMIT 5000', [BENCH_PROJECT, last]);
+    fetchMs += performance.now() - t;
+    if (rows.length === 0) break;
+    t = performance.now();
+    for (const row of rows) {
+      const doc = docN.length;
+      docN.push(Number(row.n));
+      last = Number(row.n);
+      docLength.push(
+        parseVector(row.s, (lexeme, a, b) => {
+          let p = postings.get(lexeme);
+          if (!p) postings.set(lexeme, (p = { docs: [], a: [], b: [] }));
+          p.docs.push(doc);
+          p.a.push(a);
+          p.b.push(b);
+        }),
+      );
+    }
+    parseMs += performance.now() - t;
+  }
+  // The lexemes in the vector's order (bytes), as a prefix's are summed; typed arrays from here on.
+  const lexemes = [...postings.keys()].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+  const lists = new Map();
+  for (const lexeme of lexemes) {
+    const p = postings.get(lexeme);
+    lists.set(lexeme, { docs: Int32Array.from(p.docs), a: Uint16Array.from(p.a), b: Uint16Array.from(p.b) });
+  }
+  return { lexemes, lists, docN: Float64Array.from(docN), norm: Float64Array.from(docLength, (l) => Math.log(l + 1) / Math.log(2.0)), fetchMs, parseMs };
+}
+
+/** Calls `add(lexeme, A positions, B positions)` per lexeme of a tsvector's text; returns its number of positions (cnt_length). */
+function parseVector(s, add) {
+  let length = 0;
+  let i = 0;
+  while (i < s.length) {
+    if (s[i] !== "'") {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let lexeme = '';
+    for (;;) {
+      const quote = s.indexOf("'", j);
+      if (s[quote + 1] === "'") {
+        lexeme += s.slice(j, quote + 1);
+        j = quote + 2;
+      } else {
+        lexeme += s.slice(j, quote);
+        j = quote + 1;
+        break;
+      }
+    }
+    lexeme = lexeme.replace(/\\\\/g, '\\');
+    let a = 0;
+    let b = 0;
+    if (s[j] === ':') {
+      j++;
+      for (;;) {
+        while (s[j] >= '0' && s[j] <= '9') j++;
+        const weight = s[j] === 'A' || s[j] === 'B' || s[j] === 'C' ? s[j++] : 'D';
+        if (weight === 'A' && b > 0) throw new Error(`a title position after a content one in ${lexeme}`);
+        if (weight === 'A') a++;
+        else if (weight === 'B') b++;
+        else throw new Error(`weight ${weight} in ${lexeme}: only A and B are written`);
+        if (s[j] !== ',') break;
+        j++;
+      }
+      length += a + b;
+    } else length += 1;
+    add(lexeme, a, b);
+    i = j;
+  }
+  return length;
+}
+
+/**
+ * calc_rank_or's term for one lexeme of an entry: `a` positions weighted A, then `b` weighted B; a
+ * lexeme without positions counts as one position of weight D, as PostgreSQL's POSNULL does.
+ */
+function lexemeScore(a, b) {
+  if (a + b === 0) return f(f(WEIGHT.D + WEIGHT.D) - WEIGHT.D) / 1.64493406685;
+  const top = a > 0 ? WEIGHT.A : WEIGHT.B;
+  let sum = f(0);
+  for (let j = 0; j < a + b; j++) sum = f(sum + f((j < a ? WEIGHT.A : WEIGHT.B) / ((j + 1) * (j + 1))));
+  return f(f(top + sum) - top) / 1.64493406685;
+}
+
+/** Operands as PostgreSQL sorts them (SortAndUniqItems): by bytes, duplicates dropped. */
+function operands(query) {
+  const words = [...new Set(query.split('|').map((w) => w.trim()))];
+  return words.sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))).map((w) => (w.endsWith(':*') ? { word: w.slice(0, -2), prefix: true } : { word: w, prefix: false }));
+}
+
+function search(index, query) {
+  const ops = operands(query);
+  const score = new Float32Array(index.docN.length);
+  const hit = new Uint8Array(index.docN.length);
+  const docs = [];
+  for (const op of ops) {
+    const lists = [];
+    if (op.prefix) {
+      let lo = 0;
+      let hi = index.lexemes.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (Buffer.compare(Buffer.from(index.lexemes[mid]), Buffer.from(op.word)) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < index.lexemes.length && index.lexemes[k].startsWith(op.word); k++) lists.push(index.lists.get(index.lexemes[k]));
+    } else if (index.lists.has(op.word)) lists.push(index.lists.get(op.word));
+    for (const list of lists)
+      for (let i = 0; i < list.docs.length; i++) {
+        const d = list.docs[i];
+        if (!hit[d]) {
+          hit[d] = 1;
+          docs.push(d);
+        }
+        score[d] = f(score[d] + lexemeScore(list.a[i], list.b[i]));
+      }
+  }
+  const rank = (d) => f(f(score[d] / ops.length) / index.norm[d]);
+  const better = (x, y) => rank(y) - rank(x) || index.docN[y] - index.docN[x];
+  const best = [];
+  for (const d of docs) {
+    if (best.length === 20 && better(d, best[19]) >= 0) continue;
+    best.push(d);
+    best.sort(better);
+    if (best.length > 20) best.pop();
+  }
+  return { total: docs.length, ns: best.map((d) => index.docN[d]) };
+}
+
+try {
+  let url = URL;
+  if (!url) {
+    const admin = await startCluster(cleanups);
+    url = await createDatabase(admin);
+    say(`loading ${SIZE} bench entries`);
+    const t0 = performance.now();
+    await loadPostgres(url, createCorpus({ total: SIZE }), SIZE, say);
+    say(`loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const entries = Number((await c.query('SELECT count(*) AS n FROM log_entries WHERE project_id = $1', [BENCH_PROJECT])).rows[0].n);
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  const t0 = performance.now();
+  const index = build(c);
+  const built = await index;
+  const buildMs = performance.now() - t0;
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  const postings = [...built.lists.values()].reduce((n, l) => n + l.docs.length, 0);
+  const lines = [
+    `PostgreSQL ranked search from an index in memory (\`bench/pgMemoryIndex.mjs\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; ${entries} entries, ${built.lexemes.length} lexemes, ${postings} postings.`,
+    '',
+    `Build: ${(buildMs / 1000).toFixed(1)} s (reading the vectors ${(built.fetchMs / 1000).toFixed(1)} s, parsing their text ${(built.parseMs / 1000).toFixed(1)} s); held in typed arrays: ${((after.arrayBuffers - before.arrayBuffers) / 1048576).toFixed(0)} MB${globalThis.gc ? `, heap +${((after.heapUsed - before.heapUsed) / 1048576).toFixed(0)} MB` : ''} (run with --expose-gc for the heap).`,
+    '',
+    '| query | hits (PostgreSQL) | p50 in memory, ms (15 runs) | PostgreSQL, ts_rank over every hit, ms | top 20 as PostgreSQL orders them |',
+    '|---|---|---|---|---|',
+  ];
+  for (const query of QUERIES) {
+    const times = [];
+    let answer;
+    for (let k = 0; k < 15; k++) {
+      const t = performance.now();
+      answer = search(built, query);
+      times.push(performance.now() - t);
+    }
+    times.sort((x, y) => x - y);
+    const t = performance.now();
+    const exact = await c.query(
+      `SELECT n, count(*) OVER () AS total FROM log_entries WHERE project_id = $2 AND search @@ to_tsquery('simple', $1)
+        ORDER BY ts_rank('${RANK_WEIGHTS}', search, to_tsquery('simple', $1), 1) DESC, n DESC LIMIT 20`,
+      [query, BENCH_PROJECT],
+    );
+    const pgMs = performance.now() - t;
+    const total = Number(exact.rows[0]?.total ?? 0);
+    const same = exact.rows.filter((r, i) => answer.ns[i] === Number(r.n)).length;
+    lines.push(
+      `| \`${query.replaceAll('|', '\\|')}\` | ${answer.total} (${total}) | ${times[7].toFixed(2)} | ${pgMs.toFixed(0)} | ${same}/${exact.rows.length}${answer.total === total ? '' : ', totals differ'} |`,
+    );
+  }
+  await c.end();
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
