@@ -1,13 +1,12 @@
-// A measured try for issue 15, not a feature: PostgreSQL's ranked search of words, prefixes and
-// OR answered from an index held in memory, with ts_rank computed as PostgreSQL computes it. The
-// index is read from the entries' tsvectors (per entry and lexeme, how many title (A) and content
-// (B) positions it has, and per entry its number of positions); a query then scores every hit as
-// ts_rank(RANK_WEIGHTS, search, query, 1) does (calc_rank_or in tsrank.c, in single precision,
-// operands in PostgreSQL's order, a prefix's lexemes in the vector's order) and keeps the 20 best.
-// Checked against PostgreSQL's own ts_rank over every hit: the same total and the same 20 in the
-// same order, or it says how many differ. AND, phrases and negation (calc_rank_and, which needs
-// every position) are not covered. Times the build (reading, parsing), its memory, and p50 per
-// query in process (no MCP, no socket).
+// A measured try for issue 15, not a feature: PostgreSQL's ranked search answered from an index held
+// in memory, with ts_rank computed as PostgreSQL computes it. The index is read from the entries'
+// tsvectors (per entry and lexeme, its positions and how many are title (A) and content (B) ones,
+// and per entry its number of positions); a query then scores every hit as
+// ts_rank(RANK_WEIGHTS, search, query, 1) does (tsrank.c, in single precision, operands in
+// PostgreSQL's order): words, prefixes and OR by calc_rank_or, AND and negation by calc_rank_and,
+// and keeps the 20 best. Checked against PostgreSQL's own ts_rank over every hit: the same total
+// and the same 20 in the same order, or it says how many differ. Phrases are not covered. Times
+// the build (reading, parsing), its memory, and p50 per query in process (no MCP, no socket).
 //   node bench/pgMemoryIndex.mjs [--size 100000] [--url postgres://...]   (no --url: a throwaway cluster loaded with --size bench entries)
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
@@ -25,7 +24,21 @@ const say = (s) => console.error(`[${new Date().toISOString().slice(11, 19)} loa
 const RANK_WEIGHTS = '{0.1, 0.2, 0.5, 1.0}';
 const f = Math.fround;
 const WEIGHT = { A: f(1.0), B: f(0.5), C: f(0.2), D: f(0.1) };
-const QUERIES = ['the', 'durable', 'upgraded', 'catchvalue', 'acquireheader', 'upgr:*', 'dur:*', 'durable | upgraded', 'catchvalue | upgr:*'];
+const QUERIES = [
+  'the',
+  'durable',
+  'upgraded',
+  'catchvalue',
+  'acquireheader',
+  'upgr:*',
+  'dur:*',
+  'durable | upgraded',
+  'catchvalue | upgr:*',
+  'durable & upgraded',
+  'catchvalue & durable',
+  'durable & the',
+  'durable & !upgraded',
+];
 const cleanups = [];
 
 /**
@@ -50,12 +63,13 @@ async function build(c) {
       docN.push(Number(row.n));
       last = Number(row.n);
       docLength.push(
-        parseVector(row.s, (lexeme, a, b) => {
+        parseVector(row.s, (lexeme, a, b, positions) => {
           let p = postings.get(lexeme);
-          if (!p) postings.set(lexeme, (p = { docs: [], a: [], b: [] }));
+          if (!p) postings.set(lexeme, (p = { docs: [], a: [], b: [], positions: [] }));
           p.docs.push(doc);
           p.a.push(a);
           p.b.push(b);
+          for (const position of positions) p.positions.push(position);
         }),
       );
     }
@@ -66,14 +80,19 @@ async function build(c) {
   const lists = new Map();
   for (const lexeme of lexemes) {
     const p = postings.get(lexeme);
-    lists.set(lexeme, { docs: Int32Array.from(p.docs), a: Uint16Array.from(p.a), b: Uint16Array.from(p.b) });
+    lists.set(lexeme, { docs: Int32Array.from(p.docs), a: Uint16Array.from(p.a), b: Uint16Array.from(p.b), positions: Uint16Array.from(p.positions) });
   }
+  postings.clear(); // the lists' arrays, garbage from here on (the heap figure is taken after a collection)
   return { lexemes, lists, docN: Float64Array.from(docN), norm: Float64Array.from(docLength, (l) => Math.log(l + 1) / Math.log(2.0)), fetchMs, parseMs };
 }
 
-/** Calls `add(lexeme, A positions, B positions)` per lexeme of a tsvector's text; returns its number of positions (cnt_length). */
+/**
+ * Calls `add(lexeme, A positions, B positions, the positions)` per lexeme of a tsvector's text
+ * (the positions array is reused); returns its number of positions (cnt_length).
+ */
 function parseVector(s, add) {
   let length = 0;
+  const positions = [];
   let i = 0;
   while (i < s.length) {
     if (s[i] !== "'") {
@@ -96,10 +115,13 @@ function parseVector(s, add) {
     lexeme = lexeme.replace(/\\\\/g, '\\');
     let a = 0;
     let b = 0;
+    positions.length = 0;
     if (s[j] === ':') {
       j++;
       for (;;) {
+        const from = j;
         while (s[j] >= '0' && s[j] <= '9') j++;
+        positions.push(Number(s.slice(from, j)));
         const weight = s[j] === 'A' || s[j] === 'B' || s[j] === 'C' ? s[j++] : 'D';
         if (weight === 'A' && b > 0) throw new Error(`a title position after a content one in ${lexeme}`);
         if (weight === 'A') a++;
@@ -110,7 +132,7 @@ function parseVector(s, add) {
       }
       length += a + b;
     } else length += 1;
-    add(lexeme, a, b);
+    add(lexeme, a, b, positions);
     i = j;
   }
   return length;
@@ -126,6 +148,103 @@ function lexemeScore(a, b) {
   let sum = f(0);
   for (let j = 0; j < a + b; j++) sum = f(sum + f((j < a ? WEIGHT.A : WEIGHT.B) / ((j + 1) * (j + 1))));
   return f(f(top + sum) - top) / 1.64493406685;
+}
+
+/** word_distance in tsrank.c. */
+function wordDistance(distance) {
+  if (distance > 100) return f(1e-30);
+  return f(1.0 / (1.005 + 0.05 * Math.exp(f(distance) / 1.5 - 2)));
+}
+
+/** Where an entry's postings start in a list's positions: running sums of its counts, made on first use. */
+function starts(list) {
+  if (!list.starts) {
+    list.starts = new Int32Array(list.docs.length + 1);
+    for (let i = 0; i < list.docs.length; i++) list.starts[i + 1] = list.starts[i] + list.a[i] + list.b[i];
+  }
+  return list.starts;
+}
+
+/** The index of `doc` in a list's entries, or -1. */
+function find(list, doc) {
+  let lo = 0;
+  let hi = list.docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list.docs[mid] < doc) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < list.docs.length && list.docs[lo] === doc ? lo : -1;
+}
+
+/**
+ * calc_rank_and for one entry: every pair of positions of two different operands (negated ones
+ * too, as PostgreSQL counts them), in its order, combined as 1 - prod(1 - w). -1 when no pair.
+ */
+function andScore(lists, doc) {
+  let res = f(-1);
+  const held = [];
+  for (let i = 0; i < lists.length; i++) {
+    const list = lists[i];
+    const at = list ? find(list, doc) : -1;
+    if (at < 0) {
+      held.push(undefined);
+      continue;
+    }
+    const from = starts(list)[at];
+    const mine = { positions: list.positions.subarray(from, from + list.a[at] + list.b[at]), a: list.a[at] };
+    if (mine.positions.length === 0) throw new Error('a lexeme without positions in an AND: not covered');
+    for (let k = 0; k < i; k++) {
+      const other = held[k];
+      if (!other) continue;
+      for (let l = 0; l < mine.positions.length; l++)
+        for (let p = 0; p < other.positions.length; p++) {
+          const distance = Math.abs(mine.positions[l] - other.positions[p]);
+          if (!distance) continue;
+          const w = f(f(f(l < mine.a ? WEIGHT.A : WEIGHT.B) * f(p < other.a ? WEIGHT.A : WEIGHT.B)) * wordDistance(distance));
+          const current = f(Math.sqrt(w));
+          res = res < 0 ? current : f(1.0 - (1.0 - res) * (1.0 - current));
+        }
+    }
+    held.push(mine);
+  }
+  return res;
+}
+
+/** `a & b & !c`: the entries with every word and none of the negated ones, ranked by calc_rank_and. */
+function searchAnd(index, query) {
+  const parts = query.split('&').map((w) => w.trim());
+  const words = parts.map((w) => w.replace(/^!/, ''));
+  // The ranking's operands: every word, negated or not, sorted and deduplicated.
+  const items = [...new Set(words)].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+  if (items.length < 2) throw new Error('one word: use search');
+  const lists = items.map((w) => index.lists.get(w));
+  const wanted = parts.filter((w) => !w.startsWith('!'));
+  const count = new Uint8Array(index.docN.length);
+  for (const w of wanted) {
+    const list = index.lists.get(w);
+    if (list) for (const d of list.docs) count[d]++;
+  }
+  for (const w of parts.filter((x) => x.startsWith('!'))) {
+    const list = index.lists.get(w.slice(1));
+    if (list) for (const d of list.docs) count[d] = 0;
+  }
+  const rarest = wanted.map((w) => index.lists.get(w)).sort((x, y) => (x?.docs.length ?? 0) - (y?.docs.length ?? 0))[0];
+  const docs = rarest ? [...rarest.docs].filter((d) => count[d] === wanted.length) : [];
+  const rank = new Map();
+  for (const d of docs) {
+    let res = andScore(lists, d);
+    if (res < 0) res = f(1e-20);
+    rank.set(d, f(res / index.norm[d]));
+  }
+  const better = (x, y) => rank.get(y) - rank.get(x) || index.docN[y] - index.docN[x];
+  return {
+    total: docs.length,
+    ns: [...docs]
+      .sort(better)
+      .slice(0, 20)
+      .map((d) => index.docN[d]),
+  };
 }
 
 /** Operands as PostgreSQL sorts them (SortAndUniqItems): by bytes, duplicates dropped. */
@@ -208,7 +327,7 @@ try {
     let answer;
     for (let k = 0; k < 15; k++) {
       const t = performance.now();
-      answer = search(built, query);
+      answer = query.includes('&') ? searchAnd(built, query) : search(built, query);
       times.push(performance.now() - t);
     }
     times.sort((x, y) => x - y);
