@@ -3,12 +3,12 @@
 // tsvectors (per entry and lexeme, its positions and how many are title (A) and content (B) ones,
 // and per entry its number of positions); a query then scores every hit as
 // ts_rank(RANK_WEIGHTS, search, query, 1) does (tsrank.c, in single precision, operands in
-// PostgreSQL's order): words, prefixes and OR by calc_rank_or, AND and negation by calc_rank_and,
-// and keeps the 20 best (AND ranks the shortest hits first, and stops once no hit left can reach
-// the 20th: a rank is at most 1 over its length normalization). Checked against PostgreSQL's own
-// ts_rank over every hit: the same total and the same 20 in the same order, or it says how many
-// differ. Phrases are not covered. Times the build (reading, parsing), its memory, and p50 per
-// query in process (no MCP, no socket).
+// PostgreSQL's order): words, prefixes and OR by calc_rank_or; AND, negation and phrases of two
+// words by calc_rank_and, ranking the shortest hits first and stopping once no hit left can reach
+// the 20th (a rank is at most 1 over its length normalization). It keeps the 20 best, checked
+// against PostgreSQL's own ts_rank over every hit: the same total and the same 20 in the same
+// order, or it says how many differ. Phrases of more than two words are not covered. Times the
+// build (reading, parsing), its memory, and p50 per query in process (no MCP, no socket).
 //   node bench/pgMemoryIndex.mjs [--size 100000] [--url postgres://...]   (no --url: a throwaway cluster loaded with --size bench entries)
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
@@ -40,6 +40,8 @@ const QUERIES = [
   'catchvalue & durable',
   'durable & the',
   'durable & !upgraded',
+  'the <-> durable',
+  'of <-> the',
 ];
 const cleanups = [];
 
@@ -213,9 +215,27 @@ function andScore(lists, doc) {
   return res;
 }
 
-/** `a & b & !c`: the entries with every word and none of the negated ones, ranked by calc_rank_and. */
+/** Whether the entry at `at` in `first` has a position just before one of `second`'s at `at2` (`a <-> b`); a vector keeps positions sorted. */
+function adjacent(first, at, second, at2) {
+  const p = first.positions;
+  const q = second.positions;
+  const pEnd = starts(first)[at + 1];
+  const qEnd = starts(second)[at2 + 1];
+  for (let i = starts(first)[at], j = starts(second)[at2]; i < pEnd && j < qEnd; ) {
+    if (q[j] === p[i] + 1) return true;
+    if (q[j] < p[i] + 1) j++;
+    else i++;
+  }
+  return false;
+}
+
+/**
+ * `a & b & !c`: the entries with every word and none of the negated ones; `a <-> b`: the entries
+ * where b follows a. Both ranked by calc_rank_and.
+ */
 function searchAnd(index, query) {
-  const parts = query.split('&').map((w) => w.trim());
+  const phrase = query.includes('<->');
+  const parts = query.split(phrase ? '<->' : '&').map((w) => w.trim());
   const words = parts.map((w) => w.replace(/^!/, ''));
   // The ranking's operands: every word, negated or not, sorted and deduplicated.
   const items = [...new Set(words)].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
@@ -232,7 +252,11 @@ function searchAnd(index, query) {
     if (list) for (const d of list.docs) count[d] = 0;
   }
   const rarest = wanted.map((w) => index.lists.get(w)).sort((x, y) => (x?.docs.length ?? 0) - (y?.docs.length ?? 0))[0];
-  const docs = rarest ? [...rarest.docs].filter((d) => count[d] === wanted.length) : [];
+  let docs = rarest ? [...rarest.docs].filter((d) => count[d] === wanted.length) : [];
+  if (phrase) {
+    const [a, b] = wanted.map((w) => index.lists.get(w));
+    docs = docs.filter((d) => adjacent(a, find(a, d), b, find(b, d)));
+  }
   // A rank is at most 1 / the entry's length normalization (calc_rank_and's result is at most 1):
   // entries are ranked shortest first, and the ranking stops once no entry left can reach the 20th.
   // With fewer than two words not negated, no entry has two operands: every one ranks 1e-20.
@@ -334,7 +358,7 @@ try {
     let answer;
     for (let k = 0; k < 15; k++) {
       const t = performance.now();
-      answer = query.includes('&') ? searchAnd(built, query) : search(built, query);
+      answer = query.includes('&') || query.includes('<->') ? searchAnd(built, query) : search(built, query);
       times.push(performance.now() - t);
     }
     times.sort((x, y) => x - y);
