@@ -228,6 +228,8 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The median of the rounds' rates per second, and their range. */
+const rateOf = (rates) => ({ perSecond: median(rates), min: Math.min(...rates), max: Math.max(...rates) });
 const lines = [
   `| build | agent processes | tasks/s (request + complete), median of ${ROUNDS} | range | vs 1 agent | request_task p50 / p99 | tasks per agent | CPU ms per task: bench / host / servers | cores busy |`,
   `|---|---|---|---|---|---|---|---|---|`,
@@ -237,12 +239,9 @@ for (const build of BUILDS) {
   const rows = AGENTS.map((agents) => {
     const r = runs.get(`${build.name}:${agents}`);
     const latencies = r.flatMap((x) => x.latencies).sort((a, b) => a - b);
-    const rates = r.map((x) => x.perSecond);
     return {
       agents,
-      perSecond: median(rates),
-      min: Math.min(...rates),
-      max: Math.max(...rates),
+      ...rateOf(r.map((x) => x.perSecond)),
       p50: quantile(latencies, 0.5),
       p99: quantile(latencies, 0.99),
       spread: r.flatMap((x) => x.spread),
@@ -274,12 +273,9 @@ let reference = '';
 if (WORK_MS === 0) {
   const rows = AGENTS.map((servers) => {
     const r = noopRuns.get(servers);
-    const rates = r.map((x) => x.perSecond);
     return {
       servers,
-      perSecond: median(rates),
-      min: Math.min(...rates),
-      max: Math.max(...rates),
+      ...rateOf(r.map((x) => x.perSecond)),
       cpu: r.every((x) => x.cpu)
         ? {
             bench: median(r.map((x) => (1e6 * x.cpu.bench) / x.calls)),
