@@ -63,17 +63,21 @@ function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function server(db, build) {
+/** A client of `script` run as `build`'s servers run (its node options and environment), plus `env`. */
+async function connectTo(build, script, args, env) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...launchOf(build).args, path.join(build.root, 'dist', 'server.js'), '--toolset', 'queue'],
-    env: { ...launchOf(build).env, ...process.env, AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LOG_LEVEL: 'error' },
+    args: [...launchOf(build).args, script, ...args],
+    env: { ...launchOf(build).env, ...process.env, ...env },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench-queue', version: '1' });
   await client.connect(transport);
   return client;
 }
+
+const server = (db, build) =>
+  connectTo(build, path.join(build.root, 'dist', 'server.js'), ['--toolset', 'queue'], { AGENT_PROGRESS_DB_PATH: db, AGENT_PROGRESS_LOG_LEVEL: 'error' });
 
 /** Clock ticks per second of /proc/PID/stat's CPU times (Linux); undefined where there is no /proc. */
 const CLOCK_TICKS = (() => {
@@ -121,18 +125,12 @@ function cpuNow(host, clients) {
   };
 }
 
-/** The SDK's no-op server, started with the node options and environment of this build's servers. */
-async function noopServer() {
-  const build = BUILDS[0];
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...launchOf(build).args, path.join(root, 'bench', 'noopServer.mjs')],
-    env: { ...launchOf(build).env, ...process.env },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'bench-queue', version: '1' });
-  await client.connect(transport);
-  return client;
+/** The SDK's no-op server, started as this build's servers are. */
+const noopServer = () => connectTo(BUILDS[0], path.join(root, 'bench', 'noopServer.mjs'), [], {});
+
+/** The CPU seconds spent between two readings of cpuNow, per process kind (undefined without /proc). */
+function cpuSpent(before, after) {
+  return before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]])) : undefined;
 }
 
 /** `servers` no-op servers answering the calls of TASKS tasks (two each) between them, a loop each. */
@@ -146,16 +144,12 @@ async function noopDrain(servers) {
     const started = performance.now();
     await Promise.all(
       clients.map(async (c, i) => {
-        for (let n = 0; n < shares[i]; n++) {
-          const r = await c.callTool({ name: 'noop', arguments: {} });
-          if (r.isError) throw new Error(`noop: ${r.content[0].text}`);
-        }
+        for (let n = 0; n < shares[i]; n++) await call(c, 'noop', {});
       }),
     );
     const seconds = (performance.now() - started) / 1000;
     const cpuAfter = cpuNow(undefined, clients);
-    const cpu = cpuBefore && cpuAfter ? { bench: cpuAfter.bench - cpuBefore.bench, servers: cpuAfter.servers - cpuBefore.servers } : undefined;
-    return { calls, seconds, perSecond: calls / seconds, cpu };
+    return { calls, seconds, perSecond: calls / seconds, cpu: cpuSpent(cpuBefore, cpuAfter) };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
@@ -206,8 +200,7 @@ async function drain(agents, build) {
     const done = counts.reduce((a, b) => a + b, 0);
     const unique = new Set(taken).size;
     if (unique !== taken.length || done !== TASKS) throw new Error(`${agents} agents: ${taken.length} assignments of ${unique} distinct tasks, ${done} completed of ${TASKS}`);
-    const cpu = cpuBefore && cpuAfter ? Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, cpuAfter[k] - cpuBefore[k]])) : undefined;
-    return { done, seconds, perSecond: done / seconds, latencies, spread: counts, cpu };
+    return { done, seconds, perSecond: done / seconds, latencies, spread: counts, cpu: cpuSpent(cpuBefore, cpuAfter) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
