@@ -45,6 +45,41 @@ const QUERIES = [
 ];
 const cleanups = [];
 
+/** Byte order, as a tsvector keeps its lexemes and PostgreSQL sorts a query's operands. */
+const byBytes = (x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y));
+
+/** The first index in [0, n) for which `before(i)` is false (`before` true then false along the range). */
+function lowerBound(n, before) {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The 20 best of `candidates` by `rank` (then `n`, descending), ranking them in turn; with `bound`
+ * (the most a candidate can rank, not rising along them), it stops once none left can reach the 20th.
+ */
+function keepBest(index, candidates, rankOf, bound) {
+  const better = (x, y) => y.rank - x.rank || index.docN[y.d] - index.docN[x.d];
+  const best = [];
+  for (const d of candidates) {
+    const worst = best.length === 20 ? best[19] : undefined;
+    if (worst && bound && bound(d) < worst.rank) break;
+    const rank = rankOf(d);
+    // Not better than the 20th: a lower rank, or the same rank and a lower n.
+    if (worst && (rank < worst.rank || (rank === worst.rank && index.docN[d] <= index.docN[worst.d]))) continue;
+    best.push({ d, rank });
+    best.sort(better);
+    if (best.length > 20) best.pop();
+  }
+  return best.map((b) => index.docN[b.d]);
+}
+
 /**
  * Reads every entry's vector in batches; per lexeme, the entries that have it with their counts of
  * A and B positions (A first: the title's vector comes first in `search`). Returns the index.
@@ -80,7 +115,7 @@ async function build(c) {
     parseMs += performance.now() - t;
   }
   // The lexemes in the vector's order (bytes), as a prefix's are summed; typed arrays from here on.
-  const lexemes = [...postings.keys()].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+  const lexemes = [...postings.keys()].sort(byBytes);
   const lists = new Map();
   for (const lexeme of lexemes) {
     const p = postings.get(lexeme);
@@ -171,14 +206,8 @@ function starts(list) {
 
 /** The index of `doc` in a list's entries, or -1. */
 function find(list, doc) {
-  let lo = 0;
-  let hi = list.docs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list.docs[mid] < doc) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < list.docs.length && list.docs[lo] === doc ? lo : -1;
+  const at = lowerBound(list.docs.length, (i) => list.docs[i] < doc);
+  return list.docs[at] === doc ? at : -1;
 }
 
 /**
@@ -238,7 +267,7 @@ function searchAnd(index, query) {
   const parts = query.split(phrase ? '<->' : '&').map((w) => w.trim());
   const words = parts.map((w) => w.replace(/^!/, ''));
   // The ranking's operands: every word, negated or not, sorted and deduplicated.
-  const items = [...new Set(words)].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+  const items = [...new Set(words)].sort(byBytes);
   if (items.length < 2) throw new Error('one word: use search');
   const lists = items.map((w) => index.lists.get(w));
   const wanted = parts.filter((w) => !w.startsWith('!'));
@@ -262,26 +291,17 @@ function searchAnd(index, query) {
   // With fewer than two words not negated, no entry has two operands: every one ranks 1e-20.
   const ranked = new Set(wanted).size >= 2;
   const order = docs.sort((x, y) => index.norm[x] - index.norm[y] || index.docN[y] - index.docN[x]);
-  const rank = new Map();
-  const better = (x, y) => rank.get(y) - rank.get(x) || index.docN[y] - index.docN[x];
-  const best = [];
-  for (const d of order) {
-    if (best.length === 20 && f(1 / index.norm[d]) < rank.get(best[19])) break;
-    let res = ranked ? andScore(lists, d) : f(-1);
-    if (res < 0) res = f(1e-20);
-    rank.set(d, f(res / index.norm[d]));
-    if (best.length === 20 && better(d, best[19]) >= 0) continue;
-    best.push(d);
-    best.sort(better);
-    if (best.length > 20) best.pop();
-  }
-  return { total: docs.length, ns: best.map((d) => index.docN[d]) };
+  const rankOf = (d) => {
+    const res = ranked ? andScore(lists, d) : f(-1);
+    return f((res < 0 ? f(1e-20) : res) / index.norm[d]);
+  };
+  return { total: docs.length, ns: keepBest(index, order, rankOf, (d) => f(1 / index.norm[d])) };
 }
 
 /** Operands as PostgreSQL sorts them (SortAndUniqItems): by bytes, duplicates dropped. */
 function operands(query) {
   const words = [...new Set(query.split('|').map((w) => w.trim()))];
-  return words.sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))).map((w) => (w.endsWith(':*') ? { word: w.slice(0, -2), prefix: true } : { word: w, prefix: false }));
+  return words.sort(byBytes).map((w) => (w.endsWith(':*') ? { word: w.slice(0, -2), prefix: true } : { word: w, prefix: false }));
 }
 
 function search(index, query) {
@@ -292,14 +312,8 @@ function search(index, query) {
   for (const op of ops) {
     const lists = [];
     if (op.prefix) {
-      let lo = 0;
-      let hi = index.lexemes.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (Buffer.compare(Buffer.from(index.lexemes[mid]), Buffer.from(op.word)) < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let k = lo; k < index.lexemes.length && index.lexemes[k].startsWith(op.word); k++) lists.push(index.lists.get(index.lexemes[k]));
+      for (let k = lowerBound(index.lexemes.length, (i) => byBytes(index.lexemes[i], op.word) < 0); k < index.lexemes.length && index.lexemes[k].startsWith(op.word); k++)
+        lists.push(index.lists.get(index.lexemes[k]));
     } else if (index.lists.has(op.word)) lists.push(index.lists.get(op.word));
     for (const list of lists)
       for (let i = 0; i < list.docs.length; i++) {
@@ -311,16 +325,7 @@ function search(index, query) {
         score[d] = f(score[d] + lexemeScore(list.a[i], list.b[i]));
       }
   }
-  const rank = (d) => f(f(score[d] / ops.length) / index.norm[d]);
-  const better = (x, y) => rank(y) - rank(x) || index.docN[y] - index.docN[x];
-  const best = [];
-  for (const d of docs) {
-    if (best.length === 20 && better(d, best[19]) >= 0) continue;
-    best.push(d);
-    best.sort(better);
-    if (best.length > 20) best.pop();
-  }
-  return { total: docs.length, ns: best.map((d) => index.docN[d]) };
+  return { total: docs.length, ns: keepBest(index, docs, (d) => f(f(score[d] / ops.length) / index.norm[d])) };
 }
 
 try {
