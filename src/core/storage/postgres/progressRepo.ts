@@ -5,7 +5,7 @@
 import { LedgerError } from '../../errors';
 import type { DigestMark, EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
-import type { ProgressStore } from '../store';
+import type { MemoryIndexStats, ProgressStore } from '../store';
 import type { PgEngine, PgReadTx, PgValue, PgWriteTx } from './engine';
 import { ENTRY_SEARCH_SQL, entrySearch, fullTextCondition, PHRASE_WORDS_CANDIDATE_SQL, RANK_WEIGHTS, SEARCH_WORDS_VERSION } from './search';
 import { writePgEntry } from './entryWriter';
@@ -470,6 +470,11 @@ export class PgProgressStore implements ProgressStore {
 
   /** Entries are indexed as they are written: nothing waits. */
   async flushIndex(): Promise<void> {}
+
+  memoryIndexStats(): MemoryIndexStats | undefined {
+    const m = this.memory;
+    return m ? { entries: m.index?.size ?? 0, answers: this.stats.indexAnswers, building: m.building !== undefined } : undefined;
+  }
 
   /**
    * With a memory index (PgStoreOptions), builds it, or waits for the build under way; without
