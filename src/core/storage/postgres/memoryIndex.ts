@@ -159,25 +159,8 @@ export function parseTsQuery(text: string): Query | undefined {
       return inner;
     }
     if (text[i] !== "'") throw new Refused('operand');
-    let lexeme = '';
-    i++;
-    for (;;) {
-      const c = text[i];
-      if (c === undefined) throw new Refused('unterminated');
-      if (c === "'" && text[i + 1] === "'") {
-        lexeme += "'";
-        i += 2;
-      } else if (c === "'") {
-        i++;
-        break;
-      } else if (c === '\\' && i + 1 < text.length) {
-        lexeme += text[i + 1];
-        i += 2;
-      } else {
-        lexeme += c;
-        i++;
-      }
-    }
+    const lexeme = quoted(text, i);
+    i = quotedEnd;
     let prefix = false;
     let weight = 0;
     if (text[i] === ':') {
@@ -899,6 +882,34 @@ function collectPhrase(q: Query, out: Operand[]): void {
   } else throw new Refused('an operator inside a phrase');
 }
 
+/** Where the lexeme `quoted` read last ended (past its closing quote). */
+let quotedEnd = 0;
+
+/**
+ * The lexeme quoted at s[start] as tsvectorout and tsqueryout write one (a quote doubled, a
+ * backslash before a quote or a backslash); sets quotedEnd.
+ */
+function quoted(s: string, start: number): string {
+  let text = '';
+  let i = start + 1;
+  for (;;) {
+    let j = i;
+    while (j < s.length && s[j] !== "'" && s[j] !== '\\') j++;
+    text += s.slice(i, j);
+    if (j >= s.length || (s[j] === '\\' && j + 1 >= s.length)) throw new Refused('an unterminated lexeme');
+    if (s[j] === '\\') {
+      text += s[j + 1];
+      i = j + 2;
+    } else if (s[j + 1] === "'") {
+      text += "'";
+      i = j + 2;
+    } else {
+      quotedEnd = j + 1;
+      return text;
+    }
+  }
+}
+
 /**
  * Calls `add(lexeme, positions, count)` per lexeme of a tsvector's text (`'word':1A,5 'x'`), the
  * positions as WordEntryPos (weight code << 14 | position) in a reused array.
@@ -911,25 +922,8 @@ export function parseVector(s: string, add: (lexeme: string, positions: Uint16Ar
       i++;
       continue;
     }
-    let j = i + 1;
-    let lexeme = '';
-    for (;;) {
-      const c = s[j];
-      if (c === undefined) throw new Error('an unterminated lexeme in a vector');
-      if (c === "'" && s[j + 1] === "'") {
-        lexeme += "'";
-        j += 2;
-      } else if (c === "'") {
-        j++;
-        break;
-      } else if (c === '\\' && j + 1 < s.length) {
-        lexeme += s[j + 1];
-        j += 2;
-      } else {
-        lexeme += c;
-        j++;
-      }
-    }
+    const lexeme = quoted(s, i);
+    let j = quotedEnd;
     let count = 0;
     if (s[j] === ':') {
       j++;

@@ -8,7 +8,7 @@
 // by the ledger's own store and by another pool (the index catches up), after an archive and a
 // restore (SQL until the rebuild, the index again after), and over entries whose vectors lost
 // positions (phrases matched on their phrase words). The generated corpus is the one of
-// searchReference.test.ts (its helpers copied here: that file exports nothing).
+// searchReference.test.ts (test/helpers/searchCorpus.ts).
 
 import * as assert from 'node:assert/strict';
 import { openLedger } from '../../../../src/core/storage/openLedger';
@@ -19,122 +19,13 @@ import type { Ledger } from '../../../../src/core/storage/store';
 import type { EntryPage, EntryQuery } from '../../../../src/core/progress/types';
 import { usePostgres } from '../../../helpers/postgres';
 import { useTempDirs } from '../../../helpers/tmp';
+import { BASE, extraDoc, makeCorpus, POSITION_QUERIES, positionDocs, queriesFor, rng, run, tokens, vocabulary, type Doc } from '../../../helpers/searchCorpus';
 
 // ---- the corpus (as in searchReference.test.ts) ----
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SYLLABLES = ['ka', 'lo', 'mi', 'ten', 'ra', 'sup', 'dex', 'vor', 'qui', 'zan', 'pel', 'tor', 'nu', 'bri', 'sha', 'gel'];
-
-function vocabulary(random: () => number, size: number): string[] {
-  const words = new Set<string>(['the', 'and', 'of', 'to', 'fix', 'test', 'tests', 'testing', 'tested', 'cache', 'queue']);
-  while (words.size < size) {
-    const n = 1 + Math.floor(random() * 3);
-    let w = '';
-    for (let k = 0; k < n; k++) w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
-    words.add(w);
-  }
-  return [...words];
-}
-
-function zipf(random: () => number, n: number): () => number {
-  const cdf: number[] = [];
-  let sum = 0;
-  for (let r = 0; r < n; r++) cdf.push((sum += 1 / Math.pow(r + 2.7, 1.0)));
-  return () => {
-    const u = random() * sum;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
-interface Doc {
-  id: string;
-  title: string;
-  content: string;
-  createdAt: string;
-  /** The project it is written to ('p' unless given). */
-  projectId?: string;
-  tags?: string[];
-}
-
-const BASE = Date.UTC(2025, 0, 1);
 
 /** An ISO time `minute` minutes and `second` seconds after BASE. */
 function at(minute: number, second = 0): string {
   return new Date(BASE + minute * 60_000 + second * 1000).toISOString();
-}
-
-function makeCorpus(count: number, seed: number, words: string[]): Doc[] {
-  const random = rng(seed);
-  const rank = zipf(random, words.length);
-  const next = (): string => words[rank()]!;
-  const docs: Doc[] = [];
-  for (let i = 0; i < count; i++) {
-    const title = Array.from({ length: 3 + Math.floor(random() * 6) }, next).join(' ');
-    const sentences: string[] = [];
-    const n = 2 + Math.floor(random() * 5);
-    for (let k = 0; k < n; k++) sentences.push(Array.from({ length: 5 + Math.floor(random() * 12) }, next).join(' ') + (random() < 0.3 ? ', then' : '.'));
-    // Three entries per minute (equal dates, ordered by entry number), every 37th a day earlier.
-    const minute = Math.floor(i / 3) - (i % 37 === 0 ? 24 * 60 : 0);
-    docs.push({ id: `d${seed}-${i}`, title: title[0]!.toUpperCase() + title.slice(1), content: sentences.join(' '), createdAt: at(minute) });
-  }
-  return docs;
-}
-
-function tokens(text: string): string[] {
-  return (
-    text
-      .normalize('NFD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
-}
-
-/** The queries searchReference.test.ts compares, over this corpus. */
-function queriesFor(words: string[], docs: readonly Doc[]): string[] {
-  const pair = tokens(docs[5]!.content).slice(2, 4).join(' ');
-  const triple = tokens(docs[11]!.content).slice(0, 3).join(' ');
-  const [w0, w1, w2] = [words[0]!, words[1]!, words[3]!];
-  const mid = words[40]!;
-  const rare = words[300]!;
-  return [
-    w0,
-    w1,
-    mid,
-    rare,
-    `${mid} ${w2}`,
-    `${w1} ${rare}`,
-    `"${pair}"`,
-    `"${triple}"`,
-    `"the ${mid}"`,
-    'test*',
-    `${mid.slice(0, 3)}*`,
-    `${w0} -${w1}`,
-    `${w1} -"${pair}"`,
-    `${mid} OR ${rare}`,
-    `${w1} ${mid} OR ${rare}`,
-    `${rare} OR ${mid} -${w2}`,
-    'cafe',
-    'café crème',
-    'nothingmatchesthis',
-  ];
 }
 
 /** Writes `docs` in order through a ledger, each to its project ('p' unless `projectOf` or the doc names another). */
@@ -151,61 +42,6 @@ async function writeDocs(l: Ledger, docs: readonly Doc[], projectOf: (i: number)
     });
   }
 }
-
-/** `k` words: `word` repeated, or (a function) the word for each place. */
-function run(k: number, word: string | ((i: number) => string)): string {
-  return Array.from({ length: k }, (_, i) => (typeof word === 'string' ? word : word(i))).join(' ');
-}
-
-function extraDoc(prefix: string, k: number, title: string, content: string): Doc {
-  return { id: `${prefix}-${k}`, title, content, createdAt: new Date(BASE + 10 ** 7 + k).toISOString() };
-}
-
-/**
- * Entries whose PostgreSQL vectors lose positions (255 of a word in a text at most, none past the
- * 16,383rd word), as in searchReference.test.ts: phrases after 256 or 300 of a word and past
- * 16,400 words, in the title and in the content, a word 200 times in the title and 100 in the
- * content, and a phrase split between the title and the content (no hit).
- */
-function positionDocs(): Doc[] {
-  return [
-    extraDoc('pos', 0, `Serve ${run(300, 'ping')} pong here`, 'a short content: pon, ing'),
-    extraDoc('pos', 1, 'A short title', `${run(256, 'ping')} pong, then tail`),
-    extraDoc('pos', 2, run(16_400, (i) => `t${i}`) + ' alpha beta', 'gamma delta'),
-    extraDoc('pos', 3, 'Long content', run(16_400, (i) => `c${i}`) + ' alpha beta gamma'),
-    extraDoc('pos', 4, run(200, 'zeta'), `${run(100, 'zeta')} omega`),
-    extraDoc('pos', 5, `Ends with ${run(300, 'ping')}`, 'pong starts the content'),
-    extraDoc('pos', 6, 'Ping pong early', `ping pong ${run(280, 'ping')}`),
-    extraDoc('pos', 7, 'Only ping', 'ping alone, then pong'),
-    { ...extraDoc('pos', 8, 'Ping pong in the other project', `${run(300, 'pong')} ping pong`), projectId: 'q' },
-  ];
-}
-
-const POSITION_QUERIES = [
-  '"ping pong"',
-  'ping pong',
-  'ping-po*',
-  '"ping pon"',
-  '"ing pong"',
-  '"ping ping pong"',
-  '"pong ping"',
-  '"pong here"',
-  '"alpha beta"',
-  '"alpha beta gamma"',
-  '"beta gamma"',
-  '"gamma delta"',
-  'alpha-bet*',
-  '"zeta omega"',
-  '"zeta zeta omega"',
-  '"ping pong" tail',
-  'ping -"ping pong"',
-  'ping -"pong starts"',
-  '"ping pong" OR "alpha beta"',
-  '"zeta omega" OR gamma -"beta gamma"',
-  '"t16399 alpha" OR "c16399 alpha"',
-  '"pong pong ping"',
-  'pong -"pong ping"',
-];
 
 // ---- the comparison ----
 
@@ -399,8 +235,9 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
   function handDocs(words: string[]): Doc[] {
     const [w0, w1, w5] = [words[0]!, words[1]!, words[5]!];
     return [
-      { id: 'h-cafe-1', projectId: 'p', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: at(100, 1), tags: ['food'] },
+      { seq: 0, id: 'h-cafe-1', projectId: 'p', title: 'Café crème', content: 'The café served crème brûlée and naïve tests.', createdAt: at(100, 1), tags: ['food'] },
       {
+        seq: 0,
         id: 'h-cafe-2',
         projectId: 'q',
         title: 'Naïve cafe planning',
@@ -408,10 +245,11 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
         createdAt: at(100, 2),
         tags: ['food'],
       },
-      { id: 'h-cafe-3', projectId: 'p', title: 'Naive caching', content: `A CAFÉ near the queue; ${w0} ${w1} naive.`, createdAt: at(20) },
-      { id: 'h-cafe-4', projectId: 'p', title: `${w0} ${w5}`, content: 'creme brulee, without accents, at the cafe', createdAt: at(320) },
-      { id: 'h-light-1', projectId: 'p', title: 'Gingerbread lighthouse keeper', content: `${w0} marmalade ${w1} marmalade marmalade.`, createdAt: at(150), tags: ['jam'] },
+      { seq: 0, id: 'h-cafe-3', projectId: 'p', title: 'Naive caching', content: `A CAFÉ near the queue; ${w0} ${w1} naive.`, createdAt: at(20) },
+      { seq: 0, id: 'h-cafe-4', projectId: 'p', title: `${w0} ${w5}`, content: 'creme brulee, without accents, at the cafe', createdAt: at(320) },
+      { seq: 0, id: 'h-light-1', projectId: 'p', title: 'Gingerbread lighthouse keeper', content: `${w0} marmalade ${w1} marmalade marmalade.`, createdAt: at(150), tags: ['jam'] },
       {
+        seq: 0,
         id: 'h-light-2',
         projectId: 'q',
         title: 'Marmalade report',
@@ -419,9 +257,16 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
         createdAt: at(150),
         tags: ['jam', 'food'],
       },
-      { id: 'h-light-3', projectId: 'p', title: 'Lighthouse', content: `marmalade ${run(30, 'marmalade')} ${w5}`, createdAt: at(150) },
-      { id: 'h-light-4', projectId: 'q', title: `The ${w1} keeper`, content: `lighthouse ${w0} gingerbread, then gingerbread-lighthouse in the content.`, createdAt: at(40, 30) },
-      { id: 'h-rep', projectId: 'p', title: `${w1} ${w1}`, content: run(60, w1), createdAt: at(200) },
+      { seq: 0, id: 'h-light-3', projectId: 'p', title: 'Lighthouse', content: `marmalade ${run(30, 'marmalade')} ${w5}`, createdAt: at(150) },
+      {
+        seq: 0,
+        id: 'h-light-4',
+        projectId: 'q',
+        title: `The ${w1} keeper`,
+        content: `lighthouse ${w0} gingerbread, then gingerbread-lighthouse in the content.`,
+        createdAt: at(40, 30),
+      },
+      { seq: 0, id: 'h-rep', projectId: 'p', title: `${w1} ${w1}`, content: run(60, w1), createdAt: at(200) },
     ];
   }
 
@@ -542,12 +387,12 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
 
     // A new hit of the rare word in 'p' (ranked first: in the title), a new word, a new project.
     await writeDocs(l, [
-      { id: 'new-1', projectId: 'p', title: `${rare} ${rare} zephyrine`, content: `${w0} and ${rare}`, createdAt: at(500) },
-      { id: 'new-2', projectId: 'r', title: 'Zephyrine in a new project', content: `${w0} ${w1} zephyrine ${rare}`, createdAt: at(501) },
+      { seq: 0, id: 'new-1', projectId: 'p', title: `${rare} ${rare} zephyrine`, content: `${w0} and ${rare}`, createdAt: at(500) },
+      { seq: 0, id: 'new-2', projectId: 'r', title: 'Zephyrine in a new project', content: `${w0} ${w1} zephyrine ${rare}`, createdAt: at(501) },
     ]);
     await writeDocs(other, [
-      { id: 'new-3', projectId: 'q', title: 'Other pool', content: `zephyrine ${w1} ${rare}, then "the lighthouse keeper"`, createdAt: at(502) },
-      { id: 'new-4', projectId: 'p', title: `Older ${rare}`, content: 'dated among the others', createdAt: at(60) },
+      { seq: 0, id: 'new-3', projectId: 'q', title: 'Other pool', content: `zephyrine ${w1} ${rare}, then "the lighthouse keeper"`, createdAt: at(502) },
+      { seq: 0, id: 'new-4', projectId: 'p', title: `Older ${rare}`, content: 'dated among the others', createdAt: at(60) },
     ]);
     for (const q of earlier) await same(engine, indexed, plain, q);
     const before = indexed.stats.indexAnswers;
@@ -664,7 +509,12 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     const url = await server().createDatabase();
     const l = await openPg(url);
     const words = vocabulary(rng(3), 500);
-    const docs = [...makeCorpus(300, 1, words).map((d, i) => ({ ...d, projectId: i % 2 === 0 ? 'p' : 'q' })), ...positionDocs()];
+    const docs = [
+      ...makeCorpus(300, 1, words).map((d, i) => ({ ...d, projectId: i % 2 === 0 ? 'p' : 'q' })),
+      ...positionDocs(),
+      // One more, in the other project: 300 of a word, then the phrase.
+      { ...extraDoc('pos', 8, 'Ping pong in the other project', `${run(300, 'pong')} ping pong`), projectId: 'q' },
+    ];
     await writeDocs(l, docs);
     await (l.progress as PgProgressStore).phraseWordsPass;
     const engine = engineOf(l);
