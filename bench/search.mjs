@@ -432,6 +432,12 @@ async function main() {
       say(`the PostgreSQL servers answered ${f.text} differently: stdio ${answers[pgAt]}, team server ${answers[teamAt]}`);
     }
   }
+  if (POSTGRES) {
+    const slower = unseen.map((f, i) => [f.text, freshTimes[i][pgAt], freshTimes[i][teamAt]]).filter(([, stdio, t]) => t > stdio);
+    say(
+      `new queries slower through the team server than the stdio server: ${slower.length} of ${unseen.length}${slower.map(([q, stdio, t]) => `; ${q} ${ms(t)} / ${ms(stdio)} ms`).join('')}`,
+    );
+  }
   say(`${CALLS} rounds of every query`);
   for (let round = 0; round < CALLS; round++) {
     const order = round % 2 === 0 ? servers.map((_, k) => k) : servers.map((_, k) => servers.length - 1 - k);

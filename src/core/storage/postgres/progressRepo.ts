@@ -11,7 +11,7 @@ import { ENTRY_SEARCH_SQL, entrySearch, fullTextCondition, PHRASE_WORDS_CANDIDAT
 import { writePgEntry } from './entryWriter';
 import { runAsync, type AsyncTx } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
-import { MemoryIndex, type IndexRow } from './memoryIndex';
+import { MemoryIndex, type IndexAnswer, type IndexRow } from './memoryIndex';
 
 interface Filter {
   where: string[];
@@ -286,6 +286,12 @@ interface MemoryState {
   index: MemoryIndex | undefined;
   epochs: Map<string, string>;
   building: Promise<void> | undefined;
+  /**
+   * The searches reading the index, one after another from reading what was written since to
+   * ranking (indexedPage): two at once would each add the same new entries, or one would rank
+   * from an index a later statement than its own had moved on.
+   */
+  turn: Promise<unknown>;
 }
 
 export interface PgStoreOptions {
@@ -305,7 +311,7 @@ export class PgProgressStore implements ProgressStore {
     private readonly rankCandidates = RANK_CANDIDATES,
     options: PgStoreOptions = {},
   ) {
-    this.memory = options.memoryIndex ? { index: undefined, epochs: new Map(), building: undefined } : undefined;
+    this.memory = options.memoryIndex ? { index: undefined, epochs: new Map(), building: undefined, turn: Promise.resolve() } : undefined;
   }
 
   /** The pass of markPhraseWords started on open (openPostgresLedger), for tests to wait for. */
@@ -809,39 +815,43 @@ export class PgProgressStore implements ProgressStore {
    * query as PostgreSQL parses it, the projects' counters and the entries written since the
    * index last read: added to it when they are all the projects' counters grew by, else (an
    * entry deleted or changed, one committed under a smaller number, too many) the index is built
-   * again in the background and SQL answers meanwhile.
+   * again in the background and SQL answers meanwhile. Searches take turns from that statement to
+   * the ranking (MemoryState.turn); the page's rows are read after.
    */
   private async indexedPage(q: EntryQuery, tsquery: string, index: MemoryIndex): Promise<Answer | undefined> {
     const m = this.memory!;
     const snap = snapshotSql(q.projectId);
-    return this.engine.read(async (tx) => {
-      const row = await tx.get<{ snap: Snapshot | null; query: string; projects: ProjectCounters[]; newer: IndexRow[] }>(
-        `SELECT ${snap.sql} AS snap, to_tsquery('simple', ?)::text AS query,
+    const ranked = async (): Promise<{ row: { snap: Snapshot | null }; found: IndexAnswer } | undefined> => {
+      const row = await this.engine.read((tx) =>
+        tx.get<{ snap: Snapshot | null; query: string; projects: ProjectCounters[]; newer: IndexRow[] }>(
+          `SELECT ${snap.sql} AS snap, to_tsquery('simple', ?)::text AS query,
                 (SELECT coalesce(json_agg(json_build_object('project_id', project_id, 'entry_count', entry_count, 'search_epoch', search_epoch::text)), '[]') FROM projects) AS projects,
                 (SELECT coalesce(json_agg(r ORDER BY r.n::bigint), '[]') FROM (
                    SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${INDEX_CATCH_UP + 1}
                  ) r) AS newer`,
-        [...snap.params, tsquery, String(index.maxN)],
+          [...snap.params, tsquery, String(index.maxN)],
+        ),
       );
       if (!row || m.index !== index) return undefined;
       if (!this.catchUp(index, m, row.projects, row.newer)) {
         this.buildIndex().catch(() => undefined);
         return undefined;
       }
-      const offset = q.offset ?? 0;
-      const found = index.search(
-        row.query,
-        { projectId: q.projectId, from: q.startDate ? textBound(q.startDate) : undefined, to: q.endDate ? textBound(q.endDate) : undefined },
-        this.rankCandidates,
-        offset,
-        q.limit,
-      );
-      if (!found) return undefined;
-      if (found.rows.length === 0) {
-        const g = counters(row.snap);
-        const empty: Growth | undefined = g && found.total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
-        return { page: { entries: [], total: found.total }, ns: [], token: row.snap?.token ?? null, growth: empty };
-      }
+      const scope = { projectId: q.projectId, from: q.startDate ? textBound(q.startDate) : undefined, to: q.endDate ? textBound(q.endDate) : undefined };
+      const found = index.search(row.query, scope, this.rankCandidates, q.offset ?? 0, q.limit);
+      return found && { row, found };
+    };
+    const turn = m.turn.then(ranked);
+    m.turn = turn.catch(() => undefined);
+    const answered = await turn;
+    if (!answered) return undefined;
+    const { row, found } = answered;
+    if (found.rows.length === 0) {
+      const g = counters(row.snap);
+      const empty: Growth | undefined = g && found.total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
+      return { page: { entries: [], total: found.total }, ns: [], token: row.snap?.token ?? null, growth: empty };
+    }
+    return this.engine.read(async (tx) => {
       const order: RankedHit[] = found.rows.map((r) => ({
         n: String(r.n),
         grp: r.grp,

@@ -431,6 +431,41 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     assert.ok(indexed.stats.indexAnswers > before + 6 + t.index, 'grew');
   });
 
+  it('answers searches made at once, after entries written by another pool, all from the index without building it again', async () => {
+    const { url, l, words } = await corpusLedger(handDocs);
+    const { plain, indexed } = await storesOf(l);
+    const other = await openPg(url);
+    await writeDocs(
+      other,
+      Array.from({ length: 20 }, (_, i) => ({
+        seq: 0,
+        id: `burst-${i}`,
+        projectId: i % 2 === 0 ? 'p' : 'q',
+        title: `${words[i]!} burst`,
+        content: `${words[0]!} ${words[i + 1]!} burst`,
+        createdAt: at(600 + i),
+      })),
+    );
+    const queries: EntryQuery[] = Array.from({ length: 12 }, (_, i) => ({
+      projectId: i % 3 === 0 ? undefined : i % 3 === 1 ? 'p' : 'q',
+      text: `${words[i]!} OR burst`,
+      limit: 10 + i,
+    }));
+    const before = indexed.stats.indexAnswers;
+    // Each one reads the same entries written since; they take turns adding them.
+    const pages = await Promise.all(queries.map((q) => indexed.searchEntries(q)));
+    assert.equal(indexed.stats.indexAnswers, before + queries.length, 'every search was answered from the index');
+    assert.equal(indexed.memoryIndexStats()?.building, false, 'nothing made it build again');
+    assert.equal(
+      indexed.memoryIndexStats()?.entries,
+      (await l.progress.listProjects()).reduce((n, p) => n + p.entryCount, 0),
+    );
+    for (const [i, q] of queries.entries()) {
+      const want = await plain.searchEntries(q);
+      assert.deepEqual(pages[i], want, `the page of ${JSON.stringify(q)}`);
+    }
+  });
+
   it('answers by SQL after an archive and a restore, and from the index again once rebuilt', async () => {
     const { l, words } = await corpusLedger(handDocs);
     const engine = engineOf(l);
