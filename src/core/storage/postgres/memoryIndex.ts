@@ -321,7 +321,11 @@ export class MemoryIndex {
   /** length(search): its lexemes, and those with a title (A) position (title_search's size). */
   private readonly docSize = ints();
   private readonly docTitleSize = ints();
-  /** 1: the entry may have lost positions (phrase words); 2: a lexeme without positions. */
+  /**
+   * 1: the entry may have lost positions (phrase words); 2: a lexeme without positions; 4: a title
+   * position after a content one (the title's words come first in every vector the store writes:
+   * adjacent() reads them so).
+   */
   private readonly docOdd = new Column(new Uint8Array(1), (n) => new Uint8Array(n));
   private readonly projectIds: string[] = [];
   private readonly projectIndex = new Map<string, number>();
@@ -369,9 +373,12 @@ export class MemoryIndex {
       list.docs.push(doc);
       list.starts.push(list.positions.length);
       let title = false;
+      let content = false;
       for (let k = 0; k < count; k++) {
         list.positions.push(positions[k]!);
-        if (positions[k]! >> 14 === TITLE) title = true;
+        if (positions[k]! >> 14 !== TITLE) content = true;
+        else if (content) odd |= 4;
+        else title = true;
       }
       lexemes++;
       if (count === 0) {
@@ -462,18 +469,18 @@ export class MemoryIndex {
    * each entry holding all its operands (`phrased` collects those, to refuse entries whose vector
    * may have lost positions).
    */
-  private match(q: Query, phrased: Int32Array[]): DocSet {
+  private match(q: Query, phrased: Int32Array[], shared = new Map<string, Int32Array>()): DocSet {
     switch (q.t) {
       case 'val':
         return { docs: this.docsOf(q), not: false };
       case 'not': {
-        const inner = this.match(q.a, phrased);
+        const inner = this.match(q.a, phrased, shared);
         return { docs: inner.docs, not: !inner.not };
       }
       case 'and':
       case 'or': {
-        const a = this.match(q.a, phrased);
-        const b = this.match(q.b, phrased);
+        const a = this.match(q.a, phrased, shared);
+        const b = this.match(q.b, phrased, shared);
         // De Morgan: an OR is the negation of the AND of the negations.
         const and = q.t === 'and';
         const x = and ? a : { docs: a.docs, not: !a.not };
@@ -489,16 +496,22 @@ export class MemoryIndex {
         const operands: Operand[] = [];
         collectPhrase(q, operands);
         for (const v of operands) v.cursors = this.listsOf(v).map((list) => new Cursor(list));
-        let docs: Int32Array | undefined;
-        // The entries holding every operand, whatever its weight: phraseAt checks the weights.
-        for (const v of operands) docs = docs ? intersect(docs, this.docsOf(v, false)) : this.docsOf(v, false);
-        const candidates = docs ?? new Int32Array(0);
-        phrased.push(candidates);
+        // The entries holding every operand, whatever its weight (phraseAt checks the weights): the
+        // same for the title's and the content's form of one phrase.
+        const key = operands.map((v) => `${v.prefix ? '*' : ''}${v.lexeme}`).join('\u0000');
+        let candidates = shared.get(key);
+        if (!candidates) {
+          let docs: Int32Array | undefined;
+          for (const v of operands) docs = docs ? intersect(docs, this.docsOf(v, false)) : this.docsOf(v, false);
+          candidates = docs ?? new Int32Array(0);
+          shared.set(key, candidates);
+          phrased.push(candidates);
+        }
         const out = new Int32Array(candidates.length);
         let n = 0;
         if (q.a.t === 'val' && q.b.t === 'val' && q.a.cursors!.length === 1 && q.b.cursors!.length === 1) {
           // Two words: their positions side by side, read where they are.
-          for (let i = 0; i < candidates.length; i++) if (adjacent(q.a, q.b, q.distance, candidates[i]!)) out[n++] = candidates[i]!;
+          n = adjacent(q.a.lists![0]!, q.a.weight, q.b.lists![0]!, q.b.weight, q.distance, candidates, out);
         } else {
           for (let i = 0; i < candidates.length; i++) if (this.phraseAt(q, candidates[i]!).positions.length > 0) out[n++] = candidates[i]!;
         }
@@ -571,7 +584,7 @@ export class MemoryIndex {
       (project === -1 || projects[d] === project) &&
       (!dated || ((scope.from === undefined || this.docCreated[d]! >= scope.from) && (scope.to === undefined || this.docCreated[d]! <= scope.to)));
     // An entry whose vector may lack positions is matched by its phrase words in SQL.
-    for (const docs of phrased) for (let i = 0; i < docs.length; i++) if (this.docOdd.data[docs[i]!]! & 1 && inScope(docs[i]!)) throw new Refused('lost positions');
+    for (const docs of phrased) for (let i = 0; i < docs.length; i++) if (this.docOdd.data[docs[i]!]! & 5 && inScope(docs[i]!)) throw new Refused('lost or unordered positions');
     const found = new Int32Array(matched.docs.length);
     let total = 0;
     const odd = this.docOdd.data;
@@ -768,29 +781,54 @@ export class MemoryIndex {
   }
 }
 
-/** `a <distance> b` in an entry holding both (each one list): a position of b `distance` after one of a, each of an allowed weight. */
-function adjacent(a: Operand, b: Operand, distance: number, doc: number): boolean {
-  const ca = a.cursors![0]!;
-  const cb = b.cursors![0]!;
-  const bt = cb.seek(doc);
-  if (bt < 0) return false;
-  const pb = cb.list.positions.data;
-  const bEnd = cb.list.end(bt);
-  // b without a position of its weight here: a's positions are not read (its cursor walks on from where it is).
-  if (b.weight !== 0 && !hasWeight(pb, cb.list.starts.data[bt]!, bEnd, b.weight)) return false;
-  const at = ca.seek(doc);
-  if (at < 0) return false;
-  const pa = ca.list.positions.data;
-  const aEnd = ca.list.end(at);
+/**
+ * `a <distance> b` over the entries `docs` (increasing, each holding both words): the entries where
+ * a position of b of an allowed weight follows one of a by `distance`, written to `out`; returns
+ * how many. Both lists are walked once, in locals: the one loop of a phrase of two common words.
+ */
+function adjacent(a: Postings, aWeight: number, b: Postings, bWeight: number, distance: number, docs: Int32Array, out: Int32Array): number {
+  const aDocs = a.docs.data;
+  const aStarts = a.starts.data;
+  const aN = a.docs.length;
+  const pa = a.positions.data;
+  const aLast = a.positions.length;
+  const bDocs = b.docs.data;
+  const bStarts = b.starts.data;
+  const bN = b.docs.length;
+  const pb = b.positions.data;
+  const bLast = b.positions.length;
   const mask = MAX_ENTRY_POS - 1;
-  let i = ca.list.starts.data[at]!;
-  for (let j = cb.list.starts.data[bt]!; j < bEnd; j++) {
-    if (b.weight !== 0 && !(b.weight & (1 << (pb[j]! >> 14)))) continue;
-    const want = (pb[j]! & mask) - distance;
-    while (i < aEnd && (pa[i]! & mask) < want) i++;
-    for (let k = i; k < aEnd && (pa[k]! & mask) === want; k++) if (a.weight === 0 || a.weight & (1 << (pa[k]! >> 14))) return true;
+  // The title's positions come first (entries where they do not are refused: MemoryIndex.docOdd).
+  const titleOnly = bWeight === 1 << TITLE;
+  let n = 0;
+  let ai = 0;
+  let bi = 0;
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
+    while (bi < bN && bDocs[bi]! < doc) bi++;
+    while (ai < aN && aDocs[ai]! < doc) ai++;
+    if (bi >= bN || ai >= aN || bDocs[bi] !== doc || aDocs[ai] !== doc) continue;
+    const bEnd = bi + 1 < bN ? bStarts[bi + 1]! : bLast;
+    const aEnd = ai + 1 < aN ? aStarts[ai + 1]! : aLast;
+    let i = aStarts[ai]!;
+    let found = false;
+    for (let j = bStarts[bi]!; j < bEnd && !found; j++) {
+      if (bWeight !== 0 && !(bWeight & (1 << (pb[j]! >> 14)))) {
+        if (titleOnly) break;
+        continue;
+      }
+      const want = (pb[j]! & mask) - distance;
+      while (i < aEnd && (pa[i]! & mask) < want) i++;
+      for (let k = i; k < aEnd && (pa[k]! & mask) === want; k++) {
+        if (aWeight === 0 || aWeight & (1 << (pa[k]! >> 14))) {
+          found = true;
+          break;
+        }
+      }
+    }
+    if (found) out[n++] = doc;
   }
-  return false;
+  return n;
 }
 
 /** Whether positions from..to hold one of a weight in `weights` (bits by weight code). */
