@@ -139,7 +139,7 @@ interface Operand {
 class Refused extends Error {}
 
 /** Parses tsqueryout's text: 'lexeme':*AB operands, ! <-> <N> & | and parentheses. */
-export function parseTsQuery(text: string): Query | undefined {
+function parseTsQuery(text: string): Query | undefined {
   let i = 0;
   const space = (): void => {
     while (text[i] === ' ') i++;
@@ -952,7 +952,7 @@ function quoted(s: string, start: number): string {
  * Calls `add(lexeme, positions, count)` per lexeme of a tsvector's text (`'word':1A,5 'x'`), the
  * positions as WordEntryPos (weight code << 14 | position) in a reused array.
  */
-export function parseVector(s: string, add: (lexeme: string, positions: Uint16Array, count: number) => void): void {
+function parseVector(s: string, add: (lexeme: string, positions: Uint16Array, count: number) => void): void {
   const positions = new Uint16Array(256);
   let i = 0;
   while (i < s.length) {

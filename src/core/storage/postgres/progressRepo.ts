@@ -111,7 +111,7 @@ interface RankedHit {
  * float4 (float4out), parsed as a double. Keys of the memory index (exact float4 values) are
  * compared with keys read from SQL (grow), so they take the same form.
  */
-export function pgReal(x: number): number {
+function pgReal(x: number): number {
   for (let digits = 1; digits <= 9; digits++) {
     const shortest = Number(x.toPrecision(digits));
     if (Math.fround(shortest) === x) return shortest;
