@@ -11,13 +11,19 @@
 // throwaway cluster, bench/pgCluster.mjs, or --url; its schema made by this checkout's openLedger,
 // filled with the same entries by multi-row INSERTs building the same tsvectors as insertEntry,
 // then ANALYZEd as autovacuum would): its own columns, the hit counts compared with the others'.
+// A fourth server shares that database: this checkout's team server (`dist/server.js --http 0`),
+// through a real client over Streamable HTTP, which ranks from its index in memory once it has
+// built it (waited for before any timed call); how many of the new queries both PostgreSQL servers
+// answered alike, and its /metrics search_index values at the end.
 //
 //   node bench/search.mjs [--size 100000] [--calls 30] [--baseline main|none] [--postgres [--url postgres://...]] [--keep]
 //   npm run bench:search            (builds dist/ first)
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawnSync } from 'node:child_process';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +42,7 @@ const option = (name, fallback) => {
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
 };
 if (argv.includes('--help') || argv.includes('-h')) {
-  process.stderr.write('Usage: node bench/search.mjs [--size N] [--calls N] [--baseline REF|none] [--keep]\n(see bench/README.md)\n');
+  process.stderr.write('Usage: node bench/search.mjs [--size N] [--calls N] [--baseline REF|none] [--postgres [--url postgres://...]] [--keep]\n(see bench/README.md)\n');
   process.exit(0);
 }
 const SIZE = Number(option('--size', '100000'));
@@ -57,7 +63,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-bench-search-'));
 const clients = new Set();
 async function cleanup() {
   for (const c of clients) await c.close().catch(() => undefined);
-  for (const f of cleanups) f();
+  for (const f of cleanups) await f();
   if (!KEEP) fs.rmSync(work, { recursive: true, force: true });
   else say(`kept ${work}`);
 }
@@ -112,6 +118,22 @@ function copyLedger(from, to) {
 
 // ---- MCP ----------------------------------------------------------------------------------------
 
+/** A real SDK client on `transport`; `log` gives the server's last log lines for errors. */
+async function attach(label, transport, log) {
+  const client = new Client({ name: 'bench-search', version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools();
+  clients.add(client);
+  return {
+    label,
+    async call(name, args) {
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+      if (result.isError) throw new Error(`${label} ${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}\n${log()}`);
+      return result;
+    },
+  };
+}
+
 async function connect(label, serverJs, dbPath, databaseUrl) {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -126,18 +148,77 @@ async function connect(label, serverJs, dbPath, databaseUrl) {
   });
   let stderr = '';
   transport.stderr?.on('data', (c) => (stderr = (stderr + c.toString()).slice(-4000)));
-  const client = new Client({ name: 'bench-search', version: '1.0.0' });
-  await client.connect(transport);
-  await client.listTools();
-  clients.add(client);
+  return attach(label, transport, () => stderr);
+}
+
+/**
+ * The team server: `serverJs --http 0 --toolset progress` on `databaseUrl` (the stdio server's
+ * env, a bearer token, info logs: JSON with --http), a process stopped by the cleanups (SIGTERM,
+ * its graceful shutdown, then SIGKILL after 20 s). Resolves once it listens: its port, the token,
+ * and `indexBuilt(deadlineMs)`, which waits for its log line "Ranked search answers from memory
+ * ... built in N ms" (it builds the index in the background once it listens, PostgreSQL's SQL
+ * answering until then): N, or undefined (it logged that ranked search stays with PostgreSQL, or
+ * nothing by the deadline).
+ */
+async function startTeamServer(serverJs, databaseUrl) {
+  const token = randomBytes(24).toString('hex');
+  const child = spawn(process.execPath, [serverJs, '--http', '0', '--toolset', 'progress'], {
+    env: {
+      AGENT_PROGRESS_DATABASE_URL: databaseUrl,
+      AGENT_PROGRESS_HTTP_TOKEN: token,
+      AGENT_PROGRESS_LOG_LEVEL: 'info',
+      NODE_OPTIONS: '',
+      PATH: process.env.PATH ?? '',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // First in line: it stops before the throwaway cluster under it.
+  cleanups.unshift(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  let log = '';
+  let port;
+  let built;
+  let refused = false;
+  child.stderr.on('data', (c) => {
+    log = (log + c.toString()).slice(-16_000);
+    port ??= /"port":(\d+)/.exec(log)?.[1];
+    built ??= /Ranked search answers from memory[^\n]*?built in (\d+) ms/.exec(log)?.[1];
+    refused ||= log.includes('Ranked search stays with PostgreSQL');
+  });
+  const until = async (done, deadlineMs) => {
+    const end = Date.now() + deadlineMs;
+    for (;;) {
+      if (done()) return true;
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the team server exited:\n${log}`);
+      if (Date.now() > end) return false;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  if (!(await until(() => port !== undefined, 30_000))) throw new Error(`the team server did not listen within 30 s:\n${log}`);
   return {
-    label,
-    async call(name, args) {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
-      if (result.isError) throw new Error(`${label} ${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}\n${stderr}`);
-      return result;
+    port: Number(port),
+    token,
+    log: () => log.slice(-4000),
+    async indexBuilt(deadlineMs) {
+      await until(() => built !== undefined || refused, deadlineMs);
+      return built === undefined ? undefined : Number(built);
     },
   };
+}
+
+/** The team server's search_index values from its /metrics (one read). */
+async function searchIndexMetrics(team) {
+  const res = await fetch(`http://127.0.0.1:${team.port}/metrics`, { headers: { Authorization: `Bearer ${team.token}` } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`/metrics answered ${res.status}: ${text}`);
+  const value = (name) => new RegExp(`^agent_progress_search_index_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? '-';
+  return { entries: value('entries'), building: value('building'), answers: value('answers_total') };
 }
 
 /**
@@ -278,6 +359,12 @@ async function main() {
       `${servers[k].label}: ${built === undefined ? 'no term index reported by its ledger host' : `term index built by its ledger host in ${built} ms`} (waited ${ms(performance.now() - t0)} ms)`,
     );
   }
+  // The embedded builds first, then with --postgres the stdio server and the team server on one database.
+  const embedded = servers.length;
+  const pgAt = embedded;
+  const teamAt = embedded + 1;
+  let team;
+  let teamBuilt;
   if (POSTGRES) {
     const url = await createDatabase(GIVEN_URL ?? (await startCluster(cleanups)));
     say('loading the same entries into PostgreSQL');
@@ -293,6 +380,19 @@ async function main() {
     const open = await timed(() => s.call('search_logs', { projectId: BENCH_PROJECT, limit: 1 }));
     say(`${s.label}: first call ${ms(open.ms)} ms`);
     servers.push(s);
+    say('starting the team server (--http) on the same database');
+    team = await startTeamServer(path.join(root, 'dist', 'server.js'), url);
+    const t0 = performance.now();
+    teamBuilt = await team.indexBuilt(600_000);
+    const label = 'PostgreSQL team server (index in memory)';
+    say(
+      `${label}: ${teamBuilt === undefined ? 'no index in memory reported (ranked search stays with PostgreSQL)' : `index in memory built in ${teamBuilt} ms`} (waited ${ms(performance.now() - t0)} ms)`,
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${team.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${team.token}` } } });
+    const t = await attach(label, transport, team.log);
+    const tOpen = await timed(() => t.call('search_logs', { projectId: BENCH_PROJECT, limit: 1 }));
+    say(`${t.label}: first call ${ms(tOpen.ms)} ms`);
+    servers.push(t);
   }
   const qs = queries();
   const first = qs.map(() => servers.map(() => NaN));
@@ -312,6 +412,8 @@ async function main() {
   const unseen = newQueries(qs.filter((q) => q.kind === 'text').map((q) => q.args.text));
   const freshTimes = unseen.map(() => servers.map(() => NaN));
   let freshDiffer = 0;
+  let pgSame = 0;
+  const pgDiffer = [];
   for (const [i, f] of unseen.entries()) {
     const order = i % 2 === 0 ? servers.map((_, k) => k) : servers.map((_, k) => servers.length - 1 - k);
     // By server, not in the order called (reversed every other query): the embedded builds come first.
@@ -322,7 +424,19 @@ async function main() {
       const sc = r.value.structuredContent ?? {};
       answers[k] = JSON.stringify([sc.total, (sc.entries ?? []).map((e) => e.id)]);
     }
-    if (new Set(answers.slice(0, POSTGRES ? servers.length - 1 : servers.length)).size > 1) freshDiffer++;
+    if (new Set(answers.slice(0, embedded)).size > 1) freshDiffer++;
+    if (!POSTGRES) continue;
+    if (answers[pgAt] === answers[teamAt]) pgSame++;
+    else {
+      pgDiffer.push(f.text);
+      say(`the PostgreSQL servers answered ${f.text} differently: stdio ${answers[pgAt]}, team server ${answers[teamAt]}`);
+    }
+  }
+  if (POSTGRES) {
+    const slower = unseen.map((f, i) => [f.text, freshTimes[i][pgAt], freshTimes[i][teamAt]]).filter(([, stdio, t]) => t > stdio);
+    say(
+      `new queries slower through the team server than the stdio server: ${slower.length} of ${unseen.length}${slower.map(([q, stdio, t]) => `; ${q} ${ms(t)} / ${ms(stdio)} ms`).join('')}`,
+    );
   }
   say(`${CALLS} rounds of every query`);
   for (let round = 0; round < CALLS; round++) {
@@ -353,13 +467,22 @@ async function main() {
       for (let n = 0; n < 50; n++) logs[k].push((await timed(() => s.call('log_progress', logArgs()))).ms);
     }
   }
+  const metrics = team ? await searchIndexMetrics(team) : undefined;
 
   // ---- tables ----
   const names = servers.map((s) => s.label);
   const lines = [];
   lines.push(`### search_logs at ${SIZE.toLocaleString('en-US')} entries, through MCP (p50 of ${CALLS} calls; ms)`, '');
   const met = (x, goal) => (x <= goal ? 'yes' : '**no**');
-  const head = ['query', 'hits', ...names.flatMap((n) => [`${n} first`, `${n} p50`]), ...(oursAt > 0 ? ['p50 ratio'] : []), 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met'] : [])];
+  const head = [
+    'query',
+    'hits',
+    ...names.flatMap((n) => [`${n} first`, `${n} p50`]),
+    ...(oursAt > 0 ? ['p50 ratio'] : []),
+    'goal',
+    'met',
+    ...(POSTGRES ? ['PostgreSQL met', 'team server met'] : []),
+  ];
   lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
   for (const [i, q] of qs.entries()) {
     const p = servers.map((_, k) => p50(times[i][k]));
@@ -372,12 +495,11 @@ async function main() {
       ...(oursAt > 0 ? [`${(p[0] / mine).toFixed(1)}x`] : []),
       `≤ ${q.goal}`,
       met(mine, q.goal),
-      ...(POSTGRES ? [met(p[p.length - 1], q.goal)] : []),
+      ...(POSTGRES ? [met(p[pgAt], q.goal), met(p[teamAt], q.goal)] : []),
     ];
     lines.push(`| ${row.join(' | ')} |`);
   }
   lines.push('', `### Ranked text: the first search of queries never searched before (${unseen.length} queries, each once per server; ms)`, '');
-  const embedded = POSTGRES ? servers.length - 1 : servers.length;
   lines.push(
     `Measured once each ledger host had built its term index (${servers
       .slice(0, embedded)
@@ -385,7 +507,11 @@ async function main() {
       .join(', ')}). First ranked search after the server started: ${servers
       .slice(0, embedded)
       .map((s, k) => `${s.label} ${ms(firstRanked[k])}`)
-      .join(', ')}. Top 20 and total identical between the embedded builds: ${unseen.length - freshDiffer} of ${unseen.length} queries.`,
+      .join(', ')}. Top 20 and total identical between the embedded builds: ${unseen.length - freshDiffer} of ${unseen.length} queries.${
+      POSTGRES
+        ? ` The PostgreSQL team server's index in memory ${teamBuilt === undefined ? 'was not reported built (its SQL answered)' : `was built in ${teamBuilt} ms, before any timed call`}; top 20 and total identical between the two PostgreSQL servers: ${pgSame} of ${unseen.length} queries${pgDiffer.length > 0 ? ` (differ: ${pgDiffer.map((t) => `\`${t}\``).join(', ')})` : ''}.`
+        : ''
+    }`,
     '',
   );
   const head3 = ['queries', 'n', ...names.flatMap((n) => [`${n} p50`, `${n} p90`, `${n} max`]), 'goal p50', 'met'];
@@ -401,11 +527,11 @@ async function main() {
     lines.push(`| ${[kind, at.length, ...per.flatMap((xs) => [ms(p50(xs)), ms(p90(xs)), ms(Math.max(...xs))]), `≤ ${goal}`, met(p50(per[oursAt]), goal)].join(' | ')} |`);
   }
   lines.push('', `### Ranked text right after a log_progress (p50 of ${AFTER_WRITE_CALLS}; ms)`, '');
-  const head2 = ['query', ...names, 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met'] : [])];
+  const head2 = ['query', ...names, 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met', 'team server met'] : [])];
   lines.push(`| ${head2.join(' | ')} |`, `|${head2.map(() => '---').join('|')}|`);
   for (const [q, i] of textQs) {
     const p = servers.map((_, k) => p50(afterWrite[i][k]));
-    lines.push(`| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, met(p[oursAt], q.goal), ...(POSTGRES ? [met(p[p.length - 1], q.goal)] : [])].join(' | ')} |`);
+    lines.push(`| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, met(p[oursAt], q.goal), ...(POSTGRES ? [met(p[pgAt], q.goal), met(p[teamAt], q.goal)] : [])].join(' | ')} |`);
   }
   const lp = logs.map(p50);
   lines.push('', `### log_progress at ${SIZE.toLocaleString('en-US')} entries (p50 of ${LOG_CALLS}, alternating blocks of 50; ms)`, '');
@@ -414,7 +540,11 @@ async function main() {
   const loadAvg = loadAverage();
   lines.push(
     '',
-    `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.`,
+    `Ledger loaded in ${(loadMs / 1000).toFixed(0)} s; node ${process.version}; ${os.cpus().length} cores; load average ${loadAvg} (1 / 5 / 15 min) at the end; ${new Date().toISOString()}.${
+      metrics
+        ? ` Team server's /metrics at the end: agent_progress_search_index_entries ${metrics.entries}, agent_progress_search_index_building ${metrics.building}, agent_progress_search_index_answers_total ${metrics.answers}.`
+        : ''
+    }`,
   );
   const text = lines.join('\n') + '\n';
   process.stdout.write(text);

@@ -15,6 +15,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { readRegularTextSync, specialKind } from '../core/regularFile';
 import { writeFileAtomicSync } from '../core/storage/files';
+import type { MemoryIndexStats } from '../core/storage/store';
 import type { Logger } from '../core/log';
 import { newQueueSession, type QueueSession } from '../core/queue/session';
 import type { Services } from '../core/services';
@@ -396,7 +397,7 @@ export async function startHttpServer(deps: HttpDeps, options: HttpOptions): Pro
     if (closing) return rpcError(res, 503, -32000, 'The server is shutting down; retry in a moment');
     if (url.pathname === '/metrics') {
       if (req.method !== 'GET') return sendJson(res, 405, { error: 'Use GET' });
-      const text = (await (await deps.services.queue()).metrics()) + httpMetrics();
+      const text = (await (await deps.services.queue()).metrics()) + httpMetrics() + searchIndexMetrics((await deps.services.ledger()).progress.memoryIndexStats?.());
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(text);
       return;
     }
@@ -546,4 +547,21 @@ function startsSession(body: Buffer | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/** The team server's index of ranked search in memory (PostgreSQL, searchIndexWanted), for /metrics; nothing without one. */
+function searchIndexMetrics(stats: MemoryIndexStats | undefined): string {
+  if (!stats) return '';
+  return [
+    '# HELP agent_progress_search_index_entries Entries held by the index of ranked search in memory (0 until its first build ends).',
+    '# TYPE agent_progress_search_index_entries gauge',
+    `agent_progress_search_index_entries ${stats.entries}`,
+    '# HELP agent_progress_search_index_building Whether the index is being built (at start, after entries were deleted or changed).',
+    '# TYPE agent_progress_search_index_building gauge',
+    `agent_progress_search_index_building ${stats.building ? 1 : 0}`,
+    '# HELP agent_progress_search_index_answers_total Ranked searches answered from the index (the others from PostgreSQL).',
+    '# TYPE agent_progress_search_index_answers_total counter',
+    `agent_progress_search_index_answers_total ${stats.answers}`,
+    '',
+  ].join('\n');
 }

@@ -4,7 +4,7 @@
 
 import { ledgerLabel, loadConfig } from '../core/config';
 import { isLedgerError } from '../core/errors';
-import { createLogger } from '../core/log';
+import { createLogger, type Logger } from '../core/log';
 import { Services } from '../core/services';
 import { VERSION } from '../core/version';
 import { newQueueSession } from '../core/queue/session';
@@ -48,6 +48,8 @@ Environment:
   AGENT_PROGRESS_HTTP_TOKEN the bearer token for --http (default: generated once, kept in <ledger>.http-token);
                             at least 32 characters when --host is not a loopback address
   AGENT_PROGRESS_LOG_FORMAT text or json (default: json with --http, text on stdio)
+  AGENT_PROGRESS_SEARCH_INDEX  off: with --http on PostgreSQL, rank searches in PostgreSQL instead
+                            of an index in memory (about 2 KB per entry, built after start)
   AGENT_PROGRESS_CLAUDE_HOME, AGENT_PROGRESS_CODEX_HOME, AGENT_PROGRESS_GEMINI_HOME,
   AGENT_PROGRESS_VSCODE_USER_DIR
                             transcript folders for the traces toolset (default: each agent's own)
@@ -177,6 +179,30 @@ export function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
+/**
+ * Whether this server keeps ranked search's index in memory: a team server (`--http`) on
+ * PostgreSQL serving the progress tools, unless AGENT_PROGRESS_SEARCH_INDEX=off. One process
+ * serves every client of the machine there, so one index (about 2 KB per entry) answers all
+ * their first searches; stdio servers, one per client, ask PostgreSQL.
+ */
+export function searchIndexWanted(args: Pick<Args, 'http' | 'toolsets'>, databaseUrl: string | undefined, env: NodeJS.ProcessEnv): boolean {
+  return args.http !== undefined && !!databaseUrl && args.toolsets.includes('progress') && env.AGENT_PROGRESS_SEARCH_INDEX !== 'off';
+}
+
+/** Builds the index in the background once the server listens: searches go to PostgreSQL until it is built. */
+async function prepareSearchIndex(services: Services, logger: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    const ledger = await services.ledger();
+    await ledger.progress.prepareSearch();
+    logger.info(`Ranked search answers from memory: its index of the ledger's entries was built in ${Date.now() - started} ms`);
+  } catch (err) {
+    logger.warn(
+      `Ranked search stays with PostgreSQL: its index in memory could not be built (${err instanceof Error ? err.message : String(err)}). Set AGENT_PROGRESS_SEARCH_INDEX=off to not try.`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   // Anything printed by a dependency must not corrupt the protocol stream.
   console.log = console.error;
@@ -227,10 +253,13 @@ async function main(): Promise<void> {
   // The reaper runs wherever the queue is served, from the queue's first use (the ledger opens lazily).
   // Such a server watches the ledger, so that its reaper hears of leases and projects that other
   // processes make (the CLI's, another server's) while it is idle.
+  const searchIndex = searchIndexWanted(args, config.databaseUrl, process.env);
   const services = new Services({
     config,
     logger,
-    ...(args.toolsets.includes('queue') ? { ledger: { watch: true } } : {}),
+    ...(args.toolsets.includes('queue') || searchIndex
+      ? { ledger: { ...(args.toolsets.includes('queue') ? { watch: true } : {}), ...(searchIndex ? { memoryIndex: true } : {}) } }
+      : {}),
     onQueueReady: (queue) => {
       if (args.toolsets.includes('queue')) stopReaper = queue.startReaper({ sessionIdleMs: args.http !== undefined ? sessions.sessionIdleMs : undefined });
     },
@@ -289,6 +318,7 @@ async function main(): Promise<void> {
     }
     stop = () => http.close();
     if (args.toolsets.includes('queue')) await services.queue();
+    if (searchIndex) void prepareSearchIndex(services, logger);
     const listening = `${http.address.includes(':') ? `[${http.address}]` : http.address}:${http.port}`;
     logger.info(
       `Agent Progress ${VERSION} serving ${args.toolsets.join(', ')} at ${http.url}, listening on ${listening}${http.address === '0.0.0.0' || http.address === '::' ? ' (every interface)' : ''} ` +

@@ -13,6 +13,7 @@ import { PG_TEST_PASSWORD, usePostgres } from '../helpers/postgres';
 import { call, cleanEnv, CLI, ROOT, startServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { copyShippedDist } from '../helpers/shippedDist';
+import { waitFor } from '../helpers/wait';
 
 const AGENT = path.join(ROOT, 'test', 'helpers', 'queueAgent.mjs');
 
@@ -134,6 +135,80 @@ describe('the team deployment on PostgreSQL', function () {
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /No ledger file at/);
     assert.equal(fs.existsSync(path.join(dir, 'nope.db')), false, 'a missing source is not created');
+  });
+
+  it('answers ranked searches in a team server from its index in memory, as the stdio server does from SQL, and follows entries other processes write', async () => {
+    const url = await server().createDatabase();
+    const words = ['cart', 'checkout', 'payment', 'invoice', 'refund', 'shipping', 'the', 'of', 'durable', 'queue'];
+    const ledger = await openLedger({ file: '', databaseUrl: url });
+    try {
+      for (let i = 0; i < 300; i++) {
+        const pick = (k: number): string => words[(i * (k + 3) + k * k) % words.length]!;
+        await ledger.progress.insertEntry({
+          id: `e${i}`,
+          projectId: i % 5 === 0 ? 'ops' : 'shop',
+          title: `${pick(1)} ${pick(2)} step ${i}`,
+          content: `Worked on the ${pick(3)} of the ${pick(4)}; ${pick(5)} ${pick(6)} ${pick(7)} and the ${pick(8)} again.`,
+          tags: [],
+          agentId: null,
+          createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+        });
+      }
+    } finally {
+      await ledger.close();
+    }
+    const env = { AGENT_PROGRESS_DATABASE_URL: url };
+    const team = await startHttpServer(path.join(tempDir(), 'unused.db'), { env, args: ['--toolset', 'progress'] });
+    const off = await startHttpServer(path.join(tempDir(), 'unused-off.db'), { env: { ...env, AGENT_PROGRESS_SEARCH_INDEX: 'off' }, args: ['--toolset', 'progress'] });
+    const stdio = await startServer({ db: path.join(tempDir(), 'unused-stdio.db'), args: ['--toolset', 'progress'], env });
+    const metrics = async (port: number): Promise<string> => {
+      const r = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      assert.equal(r.status, 200);
+      return r.text();
+    };
+    const metric = (text: string, name: string): number | undefined => {
+      const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+      return m ? Number(m[1]) : undefined;
+    };
+    try {
+      await waitFor(() => /Ranked search answers from memory/.test(team.stderr()), 'the team server to build its search index', 60_000, 50);
+      assert.equal(metric(await metrics(team.port), 'agent_progress_search_index_entries'), 300);
+      const a = await httpClient(team.port);
+      const b = await httpClient(off.port);
+      const search = async (client: typeof a.client | undefined, args: Record<string, unknown>): Promise<string> => {
+        const r = client ? await client.callTool({ name: 'search_logs', arguments: args }) : await call(stdio, 'search_logs', args);
+        assert.ok(!r.isError, JSON.stringify(r.content));
+        const sc = r.structuredContent as { total: number; entries: { id: string }[] };
+        return `${sc.total}: ${sc.entries.map((e) => e.id).join(' ')}`;
+      };
+      const queries = ['cart', 'the', 'check*', 'cart payment', 'refund OR invoice', 'durable -queue', '"of the"', '"the cart"', 'ship* the'];
+      for (const projectId of ['shop', 'ops']) {
+        for (const text of queries) {
+          for (const limit of [20, 60]) {
+            const args = { projectId, text, limit };
+            const want = await search(undefined, args);
+            assert.equal(await search(a.client, args), want, `the team server's ${text} in ${projectId}, ${limit}`);
+            assert.equal(await search(b.client, args), want, `the server without an index: ${text} in ${projectId}, ${limit}`);
+          }
+        }
+      }
+      const answered = metric(await metrics(team.port), 'agent_progress_search_index_answers_total')!;
+      assert.ok(answered >= queries.length * 4 - 4, `searches answered from the index: ${answered}`);
+      // An entry written by another process: the team server's next search reads it into the index.
+      await call(stdio, 'log_progress', { projectId: 'shop', title: 'Zeppelin cart', content: 'A word no entry had: zeppelin.' });
+      assert.match(await search(a.client, { projectId: 'shop', text: 'zeppelin', limit: 20 }), /^1: /);
+      assert.equal(await search(a.client, { projectId: 'shop', text: 'cart', limit: 50 }), await search(undefined, { projectId: 'shop', text: 'cart', limit: 50 }));
+      const after = await metrics(team.port);
+      assert.equal(metric(after, 'agent_progress_search_index_entries'), 301);
+      assert.ok(metric(after, 'agent_progress_search_index_answers_total')! >= answered + 2);
+      // AGENT_PROGRESS_SEARCH_INDEX=off: no index, nothing about one in /metrics.
+      assert.equal(metric(await metrics(off.port), 'agent_progress_search_index_entries'), undefined);
+      assert.doesNotMatch(off.stderr(), /Ranked search answers from memory/);
+      await a.client.close();
+      await b.client.close();
+    } finally {
+      await Promise.all([team.stop(), off.stop(), stdio.close()]);
+    }
   });
 
   it('runs from a bundle with no node_modules around it (pg bundled, pg-native never loaded) and names a wrong password without printing it', async () => {

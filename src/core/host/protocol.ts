@@ -30,7 +30,8 @@ export const STORE_METHODS = {
     prepareSearch: true,
     listProjects: true,
     listTags: true,
-  } satisfies Methods<ProgressStore>,
+    // memoryIndexStats: a PostgreSQL store's, read in its own process; no file ledger has one.
+  } satisfies Methods<Omit<ProgressStore, 'memoryIndexStats'>>,
   queue: {
     createProject: true,
     getProject: true,

@@ -30,6 +30,11 @@ export interface OpenLedgerOptions {
   lockMaxHoldMs?: number;
   /** Called once a snapshot is written, with its size (EngineOptions). */
   onSnapshot?: (bytes: number) => void;
+  /**
+   * PostgreSQL: answer ranked searches from an index in memory once `progress.prepareSearch()`
+   * built it (postgres/memoryIndex.ts), for a process that serves many clients (`--http`).
+   */
+  memoryIndex?: boolean;
 }
 
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
@@ -41,6 +46,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
       url: options.databaseUrl,
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.watch !== undefined ? { watch: options.watch } : {}),
+      ...(options.memoryIndex ? { memoryIndex: true } : {}),
     });
   }
   const engine = await SqliteEngine.open({

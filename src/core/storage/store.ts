@@ -31,8 +31,18 @@ export interface ProgressStore {
    * embedded engine's term index; the ledger host calls it once the ledger is open).
    */
   prepareSearch(): Promise<void>;
+  /** A store that keeps ranked search's index in memory (PostgreSQL in a team server): what it holds and has answered. */
+  memoryIndexStats?(): MemoryIndexStats | undefined;
   listProjects(): Promise<ProjectInfo[]>;
   listTags(projectId: string): Promise<TagCount[]>;
+}
+
+export interface MemoryIndexStats {
+  /** Entries held (0 before the first build ends). */
+  entries: number;
+  /** Searches answered from it. */
+  answers: number;
+  building: boolean;
 }
 
 export interface LedgerChange {

@@ -269,17 +269,19 @@ export class PgEngine {
    * Runs fn on one connection. With `indexScans`, in a read-only transaction that forbids
    * sequential scans: a full-text condition costs the planner nothing per row, but checking it on
    * a row reads the row's search vector out of line, so a scan of 100k rows costs seconds where
-   * the GIN index answers in milliseconds (progressRepo.ts searchEntries).
+   * the GIN index answers in milliseconds (progressRepo.ts searchEntries). With `snapshot`, in a
+   * read-only REPEATABLE READ transaction: every statement of fn sees the same committed entries
+   * (the memory index reads the whole ledger in batches, memoryIndex.ts).
    */
-  async read<T>(fn: (tx: PgReadTx) => Promise<T>, options: { indexScans?: boolean } = {}): Promise<T> {
+  async read<T>(fn: (tx: PgReadTx) => Promise<T>, options: { indexScans?: boolean; snapshot?: boolean } = {}): Promise<T> {
     this.assertOpen();
     const client = await this.connect();
     let broken = false;
     try {
-      if (!options.indexScans) return await fn(txOf(client));
-      await client.query('BEGIN READ ONLY');
+      if (!options.indexScans && !options.snapshot) return await fn(txOf(client));
+      await client.query(options.snapshot ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN READ ONLY');
       try {
-        await client.query('SET LOCAL enable_seqscan = off');
+        if (options.indexScans) await client.query('SET LOCAL enable_seqscan = off');
         const result = await fn(txOf(client));
         await client.query('COMMIT');
         return result;

@@ -18,6 +18,8 @@ export interface OpenPostgresOptions {
   /** LISTEN for other processes' writes (views); off for servers, which do not need them. */
   watch?: boolean;
   maxConnections?: number;
+  /** Ranked search from an index in memory, built by progress.prepareSearch() (PgStoreOptions). */
+  memoryIndex?: boolean;
 }
 
 export async function openPostgresLedger(options: OpenPostgresOptions): Promise<Ledger> {
@@ -28,7 +30,7 @@ export async function openPostgresLedger(options: OpenPostgresOptions): Promise<
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
   });
-  const progress = new PgProgressStore(engine);
+  const progress = new PgProgressStore(engine, undefined, { memoryIndex: options.memoryIndex === true });
   try {
     await progress.reindexWords();
   } catch (err) {

@@ -5,12 +5,13 @@
 import { LedgerError } from '../../errors';
 import type { DigestMark, EntryListing, EntryPage, EntryQuery, LogEntry, NewEntry, ProjectInfo, SummarySource, TagCount } from '../../progress/types';
 import { fold } from '../../text';
-import type { ProgressStore } from '../store';
+import type { MemoryIndexStats, ProgressStore } from '../store';
 import type { PgEngine, PgReadTx, PgValue, PgWriteTx } from './engine';
 import { ENTRY_SEARCH_SQL, entrySearch, fullTextCondition, PHRASE_WORDS_CANDIDATE_SQL, RANK_WEIGHTS, SEARCH_WORDS_VERSION } from './search';
 import { writePgEntry } from './entryWriter';
 import { runAsync, type AsyncTx } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
+import { MemoryIndex, type IndexAnswer, type IndexRow } from './memoryIndex';
 
 interface Filter {
   where: string[];
@@ -94,6 +95,29 @@ interface Growth {
 
 /** Sort keys compared in JavaScript as the SQL ORDER BY compares them (numbers and text in "C" order, entry numbers as bigint). */
 type OrderKey = (number | string | bigint)[];
+
+/** A row of a ranked page with its sort key: ORDER BY grp, rank DESC, pre DESC, search_size, created_at DESC, n DESC. */
+interface RankedHit {
+  n: string;
+  grp: number;
+  rank: number;
+  pre: number;
+  search_size: number;
+  created_at: string;
+}
+
+/**
+ * A float4 as the driver reads it from PostgreSQL's text: the shortest decimal that is that
+ * float4 (float4out), parsed as a double. Keys of the memory index (exact float4 values) are
+ * compared with keys read from SQL (grow), so they take the same form.
+ */
+function pgReal(x: number): number {
+  for (let digits = 1; digits <= 9; digits++) {
+    const shortest = Number(x.toPrecision(digits));
+    if (Math.fround(shortest) === x) return shortest;
+  }
+  return x;
+}
 
 /** -1, 0 or 1 as a sorts before, with or after b; `desc[i]` for the columns sorted descending. */
 function compareKeys(a: OrderKey, b: OrderKey, desc: readonly boolean[]): number {
@@ -242,17 +266,59 @@ const PHRASE_WORDS_ROUNDS = 2;
 /** Hits of a ranked search that ts_rank scores over their whole vector (rankedPage). */
 export const RANK_CANDIDATES = 1000;
 
+/** Entries the memory index reads per statement when it is built. */
+const INDEX_BATCH = 5000;
+/** Entries written since it was built that a search adds to the memory index itself; more, and it is built again meanwhile. */
+const INDEX_CATCH_UP = 1000;
+
+/** The projects' counters as a search reads them beside the entries written since the memory index was (indexedPage). */
+interface ProjectCounters {
+  project_id: string;
+  entry_count: number;
+  search_epoch: string;
+}
+
+/**
+ * The memory index of a store that keeps one (PgStoreOptions.memoryIndex), with the search_epoch
+ * of each project it read, and the build under way.
+ */
+interface MemoryState {
+  index: MemoryIndex | undefined;
+  epochs: Map<string, string>;
+  building: Promise<void> | undefined;
+  /**
+   * The searches reading the index, one after another from reading what was written since to
+   * ranking (indexedPage): two at once would each add the same new entries, or one would rank
+   * from an index a later statement than its own had moved on.
+   */
+  turn: Promise<unknown>;
+}
+
+export interface PgStoreOptions {
+  /**
+   * Answer ranked searches from an index in memory (memoryIndex.ts), built by prepareSearch:
+   * for a process that serves many searches (`agent-progress-mcp --http`). About 1.8 KB per
+   * entry of 150 words, and seconds per 10,000 entries to build.
+   */
+  memoryIndex?: boolean;
+}
+
 export class PgProgressStore implements ProgressStore {
+  private readonly memory: MemoryState | undefined;
+
   constructor(
     private readonly engine: PgEngine,
     private readonly rankCandidates = RANK_CANDIDATES,
-  ) {}
+    options: PgStoreOptions = {},
+  ) {
+    this.memory = options.memoryIndex ? { index: undefined, epochs: new Map(), building: undefined, turn: Promise.resolve() } : undefined;
+  }
 
   /** The pass of markPhraseWords started on open (openPostgresLedger), for tests to wait for. */
   phraseWordsPass: Promise<number> | undefined;
 
   /** Searches answered from a saved answer, and how many of those grew over entries added first (tests read them). */
-  readonly stats = { savedAnswers: 0, grown: 0 };
+  readonly stats = { savedAnswers: 0, grown: 0, indexAnswers: 0 };
   /** Answers of earlier searches by query, least recently used first (searchEntries). */
   private readonly saved = new Map<string, SavedAnswer>();
 
@@ -411,8 +477,59 @@ export class PgProgressStore implements ProgressStore {
   /** Entries are indexed as they are written: nothing waits. */
   async flushIndex(): Promise<void> {}
 
-  /** PostgreSQL ranks from its own indexes: nothing to hold in memory. */
-  async prepareSearch(): Promise<void> {}
+  memoryIndexStats(): MemoryIndexStats | undefined {
+    const m = this.memory;
+    return m ? { entries: m.index?.size ?? 0, answers: this.stats.indexAnswers, building: m.building !== undefined } : undefined;
+  }
+
+  /**
+   * With a memory index (PgStoreOptions), builds it, or waits for the build under way; without
+   * one, PostgreSQL ranks from its own indexes and there is nothing to do.
+   */
+  async prepareSearch(): Promise<void> {
+    if (this.memory) await this.buildIndex();
+  }
+
+  /**
+   * Reads every entry's vector, in batches of entry numbers, in one REPEATABLE READ transaction
+   * beside the projects' epochs, so that the index holds exactly the entries those counters
+   * count; searches meanwhile go to SQL (or to the index built before, while it is current).
+   */
+  private buildIndex(): Promise<void> {
+    const m = this.memory!;
+    m.building ??= (async () => {
+      try {
+        const index = new MemoryIndex();
+        const epochs = new Map<string, string>();
+        await this.engine.read(
+          async (tx) => {
+            for (const p of await tx.all<{ project_id: string; search_epoch: string }>('SELECT project_id, search_epoch::text AS search_epoch FROM projects')) {
+              epochs.set(p.project_id, p.search_epoch);
+            }
+            let last = '0';
+            for (;;) {
+              const rows = await tx.all<IndexRow>(
+                `SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${INDEX_BATCH}`,
+                [last],
+              );
+              for (const row of rows) index.add(row);
+              if (rows.length < INDEX_BATCH) break;
+              last = rows[rows.length - 1]!.n;
+              // Parsing a batch takes a few hundred milliseconds: calls waiting meanwhile are answered between batches.
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+          },
+          { snapshot: true },
+        );
+        index.trim();
+        m.index = index;
+        m.epochs = epochs;
+      } finally {
+        m.building = undefined;
+      }
+    })();
+    return m.building;
+  }
 
   async getEntry(projectId: string, id: string): Promise<LogEntry | undefined> {
     return this.engine.read(async (tx) => {
@@ -455,7 +572,12 @@ export class PgProgressStore implements ProgressStore {
       }
       this.saved.delete(key);
     }
-    const answer = f.tsquery !== undefined ? await this.rankedPage(q, f, f.tsquery) : await this.listedPage(q, f);
+    let answer: Answer | undefined;
+    if (f.tsquery !== undefined && this.memory?.index && !q.query && (q.tags ?? []).length === 0) {
+      answer = await this.indexedPage(q, f.tsquery, this.memory.index);
+      if (answer) this.stats.indexAnswers++;
+    }
+    answer ??= f.tsquery !== undefined ? await this.rankedPage(q, f, f.tsquery) : await this.listedPage(q, f);
     if (answer.token !== null) this.save(key, { token: answer.token, total: answer.page.total, ns: answer.ns, entries: answer.page.entries, growth: answer.growth });
     return answer.page;
   }
@@ -636,35 +758,134 @@ export class PgProgressStore implements ProgressStore {
           const counted = await this.count(tx, q, f, snap);
           return { page: { entries: [], total: counted.total }, ns: [], token: counted.token, growth: counted.growth };
         }
-        const rows = await tx.all<ListingRow & { n: string }>(
-          `SELECT ${LISTING_COLUMNS}, e.n,
-                  ts_headline('simple', CASE WHEN ts_filter(e.search, '{b}') @@ to_tsquery('simple', ?) THEN e.content ELSE e.title END, to_tsquery('simple', ?),
-                              'StartSel="", StopSel="", MaxWords=14, MinWords=5, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "') AS snippet
-             FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
-          [tsquery, tsquery, ...order.map((r) => r.n)],
-        );
-        const byN = new Map(rows.map((r) => [String(r.n), r]));
-        // An entry deleted between the two statements is left out, and the answer is not saved.
-        const kept = order.filter((r) => byN.has(String(r.n)));
         const last = order[order.length - 1]!;
-        const g = counters(last.snap);
-        return {
-          page: { entries: kept.map((r) => toListing(byN.get(String(r.n))!)), total: Number(order[0]!.total) },
-          ns: kept.map((r) => String(r.n)),
-          token: kept.length === order.length ? (order[0]!.snap?.token ?? null) : null,
-          growth: g
-            ? {
-                ...g,
-                full: order.length === q.limit,
-                last: [Number(last.grp), Number(last.rank), Number(last.pre), Number(last.search_size), last.created_at, BigInt(last.n)],
-                cands: Number(last.cands),
-                kth: last.kth ? [Number(last.kth.pre), Number(last.kth.search_size), last.kth.created_at, BigInt(last.kth.n)] : null,
-              }
-            : undefined,
-        };
+        const kth = last.kth ? [Number(last.kth.pre), Number(last.kth.search_size), last.kth.created_at, BigInt(last.kth.n)] : null;
+        return this.rankedAnswer(tx, q, tsquery, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
       },
       { indexScans: true },
     );
+  }
+
+  /**
+   * A ranked page from the order of its rows (rankedPage, indexedPage): the rows read with their
+   * snippets, and what saving the answer takes (the token and counters of `snap`, read in the
+   * same statement as the order).
+   */
+  private async rankedAnswer(
+    tx: PgReadTx,
+    q: EntryQuery,
+    tsquery: string,
+    order: readonly RankedHit[],
+    total: number,
+    snap: Snapshot | null,
+    cands: number,
+    kth: OrderKey | null,
+  ): Promise<Answer> {
+    const rows = await tx.all<ListingRow & { n: string }>(
+      `SELECT ${LISTING_COLUMNS}, e.n,
+              ts_headline('simple', CASE WHEN ts_filter(e.search, '{b}') @@ to_tsquery('simple', ?) THEN e.content ELSE e.title END, to_tsquery('simple', ?),
+                          'StartSel="", StopSel="", MaxWords=14, MinWords=5, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "') AS snippet
+         FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
+      [tsquery, tsquery, ...order.map((r) => r.n)],
+    );
+    const byN = new Map(rows.map((r) => [String(r.n), r]));
+    // An entry deleted between the two statements is left out, and the answer is not saved.
+    const kept = order.filter((r) => byN.has(String(r.n)));
+    const last = order[order.length - 1]!;
+    const g = counters(snap);
+    return {
+      page: { entries: kept.map((r) => toListing(byN.get(String(r.n))!)), total },
+      ns: kept.map((r) => String(r.n)),
+      token: kept.length === order.length ? (snap?.token ?? null) : null,
+      growth: g
+        ? {
+            ...g,
+            full: order.length === q.limit,
+            last: [Number(last.grp), Number(last.rank), Number(last.pre), Number(last.search_size), last.created_at, BigInt(last.n)],
+            cands,
+            kth,
+          }
+        : undefined,
+    };
+  }
+
+  /**
+   * A ranked page from the memory index, the same as rankedPage's (memoryIndex.ts), or undefined
+   * when the index cannot tell it (SQL answers). One statement reads the search's snapshot, the
+   * query as PostgreSQL parses it, the projects' counters and the entries written since the
+   * index last read: added to it when they are all the projects' counters grew by, else (an
+   * entry deleted or changed, one committed under a smaller number, too many) the index is built
+   * again in the background and SQL answers meanwhile. Searches take turns from that statement to
+   * the ranking (MemoryState.turn); the page's rows are read after.
+   */
+  private async indexedPage(q: EntryQuery, tsquery: string, index: MemoryIndex): Promise<Answer | undefined> {
+    const m = this.memory!;
+    const snap = snapshotSql(q.projectId);
+    const ranked = async (): Promise<{ row: { snap: Snapshot | null }; found: IndexAnswer } | undefined> => {
+      const row = await this.engine.read((tx) =>
+        tx.get<{ snap: Snapshot | null; query: string; projects: ProjectCounters[]; newer: IndexRow[] }>(
+          `SELECT ${snap.sql} AS snap, to_tsquery('simple', ?)::text AS query,
+                (SELECT coalesce(json_agg(json_build_object('project_id', project_id, 'entry_count', entry_count, 'search_epoch', search_epoch::text)), '[]') FROM projects) AS projects,
+                (SELECT coalesce(json_agg(r ORDER BY r.n::bigint), '[]') FROM (
+                   SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${INDEX_CATCH_UP + 1}
+                 ) r) AS newer`,
+          [...snap.params, tsquery, String(index.maxN)],
+        ),
+      );
+      if (!row || m.index !== index) return undefined;
+      if (!this.catchUp(index, m, row.projects, row.newer)) {
+        this.buildIndex().catch(() => undefined);
+        return undefined;
+      }
+      const scope = { projectId: q.projectId, from: q.startDate ? textBound(q.startDate) : undefined, to: q.endDate ? textBound(q.endDate) : undefined };
+      const found = index.search(row.query, scope, this.rankCandidates, q.offset ?? 0, q.limit);
+      return found && { row, found };
+    };
+    const turn = m.turn.then(ranked);
+    m.turn = turn.catch(() => undefined);
+    const answered = await turn;
+    if (!answered) return undefined;
+    const { row, found } = answered;
+    if (found.rows.length === 0) {
+      const g = counters(row.snap);
+      const empty: Growth | undefined = g && found.total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
+      return { page: { entries: [], total: found.total }, ns: [], token: row.snap?.token ?? null, growth: empty };
+    }
+    return this.engine.read(async (tx) => {
+      const order: RankedHit[] = found.rows.map((r) => ({
+        n: String(r.n),
+        grp: r.grp,
+        rank: pgReal(r.rank),
+        pre: pgReal(r.pre),
+        search_size: r.searchSize,
+        created_at: r.createdAt,
+      }));
+      const kth = found.kth ? [pgReal(found.kth.pre), found.kth.searchSize, found.kth.createdAt, BigInt(found.kth.n)] : null;
+      return this.rankedAnswer(tx, q, tsquery, order, found.total, row.snap, found.cands, kth);
+    });
+  }
+
+  /**
+   * Adds to the index the entries written since it read (`newer`, by entry number), when they are
+   * exactly what each project's counters grew by and no project's search_epoch moved (nothing
+   * deleted or changed in place); false when the index must be built again.
+   */
+  private catchUp(index: MemoryIndex, m: MemoryState, projects: ProjectCounters[], newer: IndexRow[]): boolean {
+    if (newer.length > INDEX_CATCH_UP) return false;
+    const added = new Map<string, number>();
+    for (const r of newer) added.set(r.project_id, (added.get(r.project_id) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (const p of projects) {
+      seen.add(p.project_id);
+      const held = index.held.get(p.project_id) ?? 0;
+      if (Number(p.entry_count) !== held + (added.get(p.project_id) ?? 0)) return false;
+      const epoch = m.epochs.get(p.project_id);
+      if (epoch !== undefined ? epoch !== p.search_epoch : held > 0) return false;
+    }
+    for (const project of index.held.keys()) if (!seen.has(project)) return false;
+    for (const r of newer) index.add(r);
+    for (const p of projects) if (!m.epochs.has(p.project_id)) m.epochs.set(p.project_id, p.search_epoch);
+    return true;
   }
 
   /** The number of entries the filter matches, and the token of the entries it counted. */
