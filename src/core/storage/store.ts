@@ -42,6 +42,8 @@ export interface MemoryIndexStats {
   entries: number;
   /** Searches answered from it. */
   answers: number;
+  /** Lexemes frequent enough for their pairs to be kept (phrases of two of them are read from those). */
+  frequent: number;
   building: boolean;
 }
 

@@ -479,7 +479,7 @@ export class PgProgressStore implements ProgressStore {
 
   memoryIndexStats(): MemoryIndexStats | undefined {
     const m = this.memory;
-    return m ? { entries: m.index?.size ?? 0, answers: this.stats.indexAnswers, building: m.building !== undefined } : undefined;
+    return m ? { entries: m.index?.size ?? 0, answers: this.stats.indexAnswers, building: m.building !== undefined, frequent: m.index?.frequentCount ?? 0 } : undefined;
   }
 
   /**
@@ -521,6 +521,7 @@ export class PgProgressStore implements ProgressStore {
           },
           { snapshot: true },
         );
+        index.preparePairs();
         index.trim();
         m.index = index;
         m.epochs = epochs;

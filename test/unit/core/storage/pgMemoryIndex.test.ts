@@ -466,6 +466,35 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     }
   });
 
+  it('reads phrases of two frequent words from their pairs, in the title or the content, through entries added since', async () => {
+    const { url, l, words } = await corpusLedger(handDocs);
+    const engine = engineOf(l);
+    const { plain, indexed } = await storesOf(l);
+    assert.ok(indexed.memoryIndexStats()!.frequent >= 2, `frequent words: ${indexed.memoryIndexStats()!.frequent}`);
+    const [w0, w1, w2] = [words[0]!, words[1]!, words[2]!];
+    const phrases = [`"${w0} ${w1}"`, `"${w1} ${w0}"`, `"${w0} ${w0}"`, `"${w0} ${w1}" -${w2}`, `"${w0} ${w1}" OR "${w1} ${w2}"`, `"${w0} ${w1} ${w2}"`];
+    const scopes: Scope[] = [
+      { name: 'every project', projectId: undefined },
+      { name: "project 'q'", projectId: 'q' },
+    ];
+    const t = tally();
+    await compareAll(engine, indexed, plain, phrases, scopes, t);
+    report('phrases of frequent words', t);
+    assert.equal(t.sql, 0, 'none went by SQL');
+    // Pairs in entries written since, by another pool: in a title, in a content, and split between them.
+    await writeDocs(await openPg(url), [
+      { seq: 0, id: 'pair-1', projectId: 'q', title: `${w1} ${w0} ${w1}`, content: 'nothing frequent here', createdAt: at(700) },
+      { seq: 0, id: 'pair-2', projectId: 'q', title: 'A title', content: `zz ${w0} ${w1} zz ${w0} ${w0}`, createdAt: at(701) },
+      { seq: 0, id: 'pair-3', projectId: 'q', title: `Ends with ${w0}`, content: `${w1} starts the content`, createdAt: at(702) },
+    ]);
+    const after = tally();
+    await compareAll(engine, indexed, plain, phrases, scopes, after);
+    report('phrases of frequent words, after new entries', after);
+    const found = await indexed.searchEntries({ projectId: 'q', text: `"${w0} ${w1}"`, limit: 200 });
+    assert.ok(ids(found).includes('pair-2') && !ids(found).includes('pair-3'), 'a pair within the content is found, one across the title and the content is not');
+    assert.ok(ids(await indexed.searchEntries({ projectId: 'q', text: `"${w1} ${w0}"`, limit: 200 })).includes('pair-1'));
+  });
+
   it('answers by SQL after an archive and a restore, and from the index again once rebuilt', async () => {
     const { l, words } = await corpusLedger(handDocs);
     const engine = engineOf(l);
