@@ -399,8 +399,10 @@ export class MemoryIndex {
       for (let k = 0; k < count; k++) {
         list.positions.push(positions[k]!);
         if (positions[k]! >> 14 !== TITLE) content = true;
-        else if (content) odd |= 4;
-        else title = true;
+        else {
+          title = true;
+          if (content) odd |= 4;
+        }
       }
       lexemes++;
       if (count === 0) {

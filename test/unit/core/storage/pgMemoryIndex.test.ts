@@ -495,6 +495,20 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     assert.ok(ids(await indexed.searchEntries({ projectId: 'q', text: `"${w1} ${w0}"`, limit: 200 })).includes('pair-1'));
   });
 
+  it('ranks an entry whose vector has a title position after a content one (not one the store writes) as SQL does, and leaves its phrases to SQL', async () => {
+    const { l, words } = await corpusLedger(handDocs);
+    const engine = engineOf(l);
+    const [w0, w1] = [words[0]!, words[1]!];
+    await writeDocs(l, [{ seq: 0, id: 'odd-1', projectId: 'p', title: 'placeholder', content: 'placeholder', createdAt: at(800) }]);
+    // A vector written by hand: the title's word after the content's, as no writer of the store orders them.
+    await engine.write((tx) => tx.run(`UPDATE log_entries SET search = ?::tsvector WHERE id = 'odd-1'`, [`'${w0}':1B,9A '${w1}':2B,3B`]));
+    const { plain, indexed } = await storesOf(l);
+    for (const text of [w0, `${w0} ${w1}`, `${w1} OR ${w0}`]) await fromIndex(engine, indexed, plain, { projectId: 'p', text, limit: 30 });
+    const before = indexed.stats.indexAnswers;
+    await same(engine, indexed, plain, { projectId: 'p', text: `"${w0} ${w1}"`, limit: 30 });
+    assert.equal(indexed.stats.indexAnswers, before, 'a phrase over it goes by SQL');
+  });
+
   it('answers by SQL after an archive and a restore, and from the index again once rebuilt', async () => {
     const { l, words } = await corpusLedger(handDocs);
     const engine = engineOf(l);
