@@ -191,15 +191,11 @@ async function startTeamServer(serverJs, databaseUrl) {
     built ??= /Ranked search answers from memory[^\n]*?built in (\d+) ms/.exec(log)?.[1];
     refused ||= log.includes('Ranked search stays with PostgreSQL');
   });
-  const until = async (done, deadlineMs) => {
-    const end = Date.now() + deadlineMs;
-    for (;;) {
-      if (done()) return true;
+  const until = (done, deadlineMs) =>
+    poll(() => {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the team server exited:\n${log}`);
-      if (Date.now() > end) return false;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
+      return done() || undefined;
+    }, deadlineMs);
   if (!(await until(() => port !== undefined, 30_000))) throw new Error(`the team server did not listen within 30 s:\n${log}`);
   return {
     port: Number(port),
@@ -232,12 +228,19 @@ async function searchIndexMetrics(team) {
  */
 async function hostPrepared(file, deadlineMs) {
   const log = `${file}.host/host.log`;
-  const until = Date.now() + deadlineMs;
+  return poll(() => {
+    const m = /prepared ranked search in (\d+) ms/.exec(fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '');
+    return m ? Number(m[1]) : undefined;
+  }, deadlineMs);
+}
+
+/** What `probe` gives first (not undefined), probing every 200 ms; undefined after `deadlineMs`. */
+async function poll(probe, deadlineMs) {
+  const end = Date.now() + deadlineMs;
   for (;;) {
-    const text = fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
-    const m = /prepared ranked search in (\d+) ms/.exec(text);
-    if (m) return Number(m[1]);
-    if (Date.now() > until) return undefined;
+    const found = probe();
+    if (found !== undefined) return found;
+    if (Date.now() > end) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -185,7 +185,7 @@ export function parseArgs(argv: readonly string[]): Args {
  * serves every client of the machine there, so one index (about 2 KB per entry) answers all
  * their first searches; stdio servers, one per client, ask PostgreSQL.
  */
-export function searchIndexWanted(args: Pick<Args, 'http' | 'toolsets'>, databaseUrl: string | undefined, env: NodeJS.ProcessEnv): boolean {
+function searchIndexWanted(args: Pick<Args, 'http' | 'toolsets'>, databaseUrl: string | undefined, env: NodeJS.ProcessEnv): boolean {
   return args.http !== undefined && !!databaseUrl && args.toolsets.includes('progress') && env.AGENT_PROGRESS_SEARCH_INDEX !== 'off';
 }
 
@@ -257,9 +257,7 @@ async function main(): Promise<void> {
   const services = new Services({
     config,
     logger,
-    ...(args.toolsets.includes('queue') || searchIndex
-      ? { ledger: { ...(args.toolsets.includes('queue') ? { watch: true } : {}), ...(searchIndex ? { memoryIndex: true } : {}) } }
-      : {}),
+    ledger: { watch: args.toolsets.includes('queue'), memoryIndex: searchIndex },
     onQueueReady: (queue) => {
       if (args.toolsets.includes('queue')) stopReaper = queue.startReaper({ sessionIdleMs: args.http !== undefined ? sessions.sessionIdleMs : undefined });
     },

@@ -28,7 +28,8 @@ export interface ProgressStore {
   flushIndex(): Promise<void>;
   /**
    * Builds what ranked search reads in memory, so that the first search does not wait for it (the
-   * embedded engine's term index; the ledger host calls it once the ledger is open).
+   * embedded engine's term index, which the ledger host builds once the ledger is open; a
+   * PostgreSQL store's index in memory, which a team server builds once it listens).
    */
   prepareSearch(): Promise<void>;
   /** A store that keeps ranked search's index in memory (PostgreSQL in a team server): what it holds and has answered. */

@@ -193,24 +193,18 @@ function parseTsQuery(text: string): Query | undefined {
       left = { t: 'phrase', distance: m[1] === '-' ? 1 : Number(m[1]), a: left, b: operand() };
     }
   };
-  const and = (): Query => {
-    let left = phrase();
+  /** Operands of `next` joined by `op`, left to right. */
+  const joined = (next: () => Query, op: '&' | '|', t: 'and' | 'or') => (): Query => {
+    let left = next();
     for (;;) {
       space();
-      if (text[i] !== '&') return left;
+      if (text[i] !== op) return left;
       i++;
-      left = { t: 'and', a: left, b: phrase() };
+      left = { t, a: left, b: next() };
     }
   };
-  const or = (): Query => {
-    let left = and();
-    for (;;) {
-      space();
-      if (text[i] !== '|') return left;
-      i++;
-      left = { t: 'or', a: left, b: and() };
-    }
-  };
+  const and = joined(phrase, '&', 'and');
+  const or = joined(and, '|', 'or');
   space();
   if (i >= text.length) return undefined;
   const query = or();
@@ -503,13 +497,9 @@ export class MemoryIndex {
       else hi = mid;
     }
     const found: string[] = [];
-    const bytes = Buffer.from(prefix, 'utf8');
     for (let k = lo; k < sorted.length && sorted[k]!.startsWith(prefix); k++) found.push(sorted[k]!);
-    // UTF-16 order groups a prefix's lexemes; the vector's order is their bytes'.
-    return found
-      .filter((l) => Buffer.from(l, 'utf8').subarray(0, bytes.length).equals(bytes))
-      .sort(byBytes)
-      .map((l) => this.lexemes.get(l)!);
+    // UTF-16 order groups a prefix's lexemes (a prefix of code units is one of UTF-8 bytes); the vector's order is their bytes'.
+    return found.sort(byBytes).map((l) => this.lexemes.get(l)!);
   }
 
   private listsOf(v: Operand): Postings[] {
@@ -520,25 +510,11 @@ export class MemoryIndex {
     return v.lists;
   }
 
-  /** Entries holding the operand (with a position of an allowed weight, when it names weights and `weighted`). */
-  private docsOf(v: Operand, weighted = true): Int32Array {
+  /** Entries holding the operand, whatever the weights of its positions (a phrase checks them). */
+  private docsOf(v: Operand): Int32Array {
     let out: Int32Array | undefined;
     for (const list of this.listsOf(v)) {
-      let docs = list.docs.data.subarray(0, list.docs.length);
-      if (v.weight !== 0 && weighted) {
-        const kept = new Int32Array(docs.length);
-        const positions = list.positions.data;
-        let n = 0;
-        for (let i = 0; i < list.docs.length; i++) {
-          for (let k = list.starts.data[i]!, end = list.end(i); k < end; k++) {
-            if (v.weight & (1 << (positions[k]! >> 14))) {
-              kept[n++] = docs[i]!;
-              break;
-            }
-          }
-        }
-        docs = kept.subarray(0, n);
-      }
+      const docs = list.docs.data.subarray(0, list.docs.length);
       out = out ? unite(out, docs) : docs;
     }
     return out ?? new Int32Array(0);
@@ -552,6 +528,8 @@ export class MemoryIndex {
   private match(q: Query, phrased: Int32Array[], shared = new Map<string, Int32Array>()): DocSet {
     switch (q.t) {
       case 'val':
+        // The store names weights only inside phrases (search.ts phrase).
+        if (q.weight !== 0) throw new Refused('a weighted word outside a phrase');
         return { docs: this.docsOf(q), not: false };
       case 'not': {
         const inner = this.match(q.a, phrased, shared);
@@ -582,7 +560,7 @@ export class MemoryIndex {
         let candidates = shared.get(key);
         if (!candidates) {
           let docs: Int32Array | undefined;
-          for (const v of operands) docs = docs ? intersect(docs, this.docsOf(v, false)) : this.docsOf(v, false);
+          for (const v of operands) docs = docs ? intersect(docs, this.docsOf(v)) : this.docsOf(v);
           candidates = docs ?? new Int32Array(0);
           shared.set(key, candidates);
           phrased.push(candidates);
@@ -815,7 +793,9 @@ export class MemoryIndex {
         const lists = operands[oi]!;
         for (let li = 0; li < lists.length; li++) {
           const at = locate(oi, li);
-          if (at >= 0) res = f(res + lexemeTerm(lists[li]!.positions.data, lists[li]!.starts.data[at]!, lists[li]!.end(at), title));
+          if (at < 0) continue;
+          lexemeTerms(lists[li]!.positions.data, lists[li]!.starts.data[at]!, lists[li]!.end(at));
+          res = f(res + (title ? terms.title : terms.whole));
         }
       }
       res = f(res / operands.length);
@@ -938,7 +918,10 @@ function finish(res: number, norm: number): number {
 /** lexemeTerms' answer (one object, reused). */
 const terms = { whole: 0, title: 0 };
 
-/** lexemeTerm over the whole vector and over the title alone, in one walk, into `terms`. */
+/**
+ * calc_rank_or's term for one lexeme of an entry (tsrank.c), over its positions from..to and over
+ * its title's alone (A: title_search), in one walk, into `terms`.
+ */
 function lexemeTerms(ps: Uint16Array, from: number, to: number): void {
   let resj = f(0);
   let wjm = f(-1);
@@ -963,27 +946,6 @@ function lexemeTerms(ps: Uint16Array, from: number, to: number): void {
   // Over the title alone every position weighs A: the first is the largest.
   const a = WEIGHTS[TITLE]!;
   terms.title = tj > 0 ? f(f(a + tres) - a) / 1.64493406685 : 0;
-}
-
-/** calc_rank_or's term for one lexeme of an entry, over its positions from..to (only the title's: A). */
-function lexemeTerm(ps: Uint16Array, from: number, to: number, titleOnly: boolean): number {
-  let resj = f(0);
-  let wjm = f(-1);
-  let jm = 0;
-  let j = 0;
-  for (let k = from; k < to; k++) {
-    const code = ps[k]! >> 14;
-    if (titleOnly && code !== TITLE) continue;
-    const w = WEIGHTS[code]!;
-    resj = f(resj + f(w / ((j + 1) * (j + 1))));
-    if (w > wjm) {
-      wjm = w;
-      jm = j;
-    }
-    j++;
-  }
-  if (j === 0) return 0;
-  return f(f(wjm + resj) - f(wjm / ((jm + 1) * (jm + 1)))) / 1.64493406685;
 }
 
 function compareText(x: string, y: string): number {

@@ -175,6 +175,15 @@ function counters(s: Snapshot | null | undefined): Pick<Growth, 'count' | 'epoch
   return { count: Number(s.count), epoch: s.epoch, maxN: BigInt(s.maxN) };
 }
 
+/**
+ * The growth of an answer with no rows, from its snapshot: when nothing was found, any hit added
+ * later changes the answer (growth counts what is not a hit); none when hits lie past the page.
+ */
+function emptyGrowth(snap: Snapshot | null | undefined, total: number): Growth | undefined {
+  const g = counters(snap);
+  return g && total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
+}
+
 /** A saved answer's row as it is now (pageRowsSql). */
 interface PageRow {
   n: string;
@@ -268,6 +277,11 @@ export const RANK_CANDIDATES = 1000;
 
 /** Entries the memory index reads per statement when it is built. */
 const INDEX_BATCH = 5000;
+
+/** The memory index's rows (IndexRow) numbered above a parameter, in order, at most `limit` of them. */
+function indexRowsSql(limit: number): string {
+  return `SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${limit}`;
+}
 /** Entries written since it was built that a search adds to the memory index itself; more, and it is built again meanwhile. */
 const INDEX_CATCH_UP = 1000;
 
@@ -508,10 +522,7 @@ export class PgProgressStore implements ProgressStore {
             }
             let last = '0';
             for (;;) {
-              const rows = await tx.all<IndexRow>(
-                `SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${INDEX_BATCH}`,
-                [last],
-              );
+              const rows = await tx.all<IndexRow>(indexRowsSql(INDEX_BATCH), [last]);
               for (const row of rows) index.add(row);
               if (rows.length < INDEX_BATCH) break;
               last = rows[rows.length - 1]!.n;
@@ -827,9 +838,7 @@ export class PgProgressStore implements ProgressStore {
         tx.get<{ snap: Snapshot | null; query: string; projects: ProjectCounters[]; newer: IndexRow[] }>(
           `SELECT ${snap.sql} AS snap, to_tsquery('simple', ?)::text AS query,
                 (SELECT coalesce(json_agg(json_build_object('project_id', project_id, 'entry_count', entry_count, 'search_epoch', search_epoch::text)), '[]') FROM projects) AS projects,
-                (SELECT coalesce(json_agg(r ORDER BY r.n::bigint), '[]') FROM (
-                   SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${INDEX_CATCH_UP + 1}
-                 ) r) AS newer`,
+                (SELECT coalesce(json_agg(r ORDER BY r.n::bigint), '[]') FROM (${indexRowsSql(INDEX_CATCH_UP + 1)}) r) AS newer`,
           [...snap.params, tsquery, String(index.maxN)],
         ),
       );
@@ -847,11 +856,7 @@ export class PgProgressStore implements ProgressStore {
     const answered = await turn;
     if (!answered) return undefined;
     const { row, found } = answered;
-    if (found.rows.length === 0) {
-      const g = counters(row.snap);
-      const empty: Growth | undefined = g && found.total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
-      return { page: { entries: [], total: found.total }, ns: [], token: row.snap?.token ?? null, growth: empty };
-    }
+    if (found.rows.length === 0) return { page: { entries: [], total: found.total }, ns: [], token: row.snap?.token ?? null, growth: emptyGrowth(row.snap, found.total) };
     return this.engine.read(async (tx) => {
       const order: RankedHit[] = found.rows.map((r) => ({
         n: String(r.n),
@@ -906,10 +911,7 @@ export class PgProgressStore implements ProgressStore {
     }
     const row = await tx.get<{ n: string | null; snap: Snapshot | null }>(`SELECT ${sql} AS n, ${snap.sql} AS snap`, [...params, ...snap.params]);
     const total = Number(row?.n ?? 0);
-    const g = counters(row?.snap);
-    // Nothing found: any hit added later changes the answer (growth counts what is not a hit).
-    const empty: Growth | undefined = g && total === 0 ? { ...g, full: false, last: undefined, cands: 0, kth: null } : undefined;
-    return { total, token: row?.snap?.token ?? null, growth: empty };
+    return { total, token: row?.snap?.token ?? null, growth: emptyGrowth(row?.snap, total) };
   }
 
   async listProjects(): Promise<ProjectInfo[]> {
