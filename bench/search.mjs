@@ -11,10 +11,13 @@
 // throwaway cluster, bench/pgCluster.mjs, or --url; its schema made by this checkout's openLedger,
 // filled with the same entries by multi-row INSERTs building the same tsvectors as insertEntry,
 // then ANALYZEd as autovacuum would): its own columns, the hit counts compared with the others'.
-// A fourth server shares that database: this checkout's team server (`dist/server.js --http 0`),
-// through a real client over Streamable HTTP, which ranks from its index in memory once it has
-// built it (waited for before any timed call); how many of the new queries both PostgreSQL servers
-// answered alike, and its /metrics search_index values at the end.
+// That third server opens PostgreSQL itself (AGENT_PROGRESS_LEDGER_HOST=off: ranking in SQL). A
+// fourth is a stdio server as agents and VS Code start it, through the ledger host of that
+// database (its folder in a private runtime folder of this run), which ranks from its index in
+// memory once built. A fifth shares that database: this checkout's team server
+// (`dist/server.js --http 0`), through a real client over Streamable HTTP, which ranks from its own
+// index. Both indexes are waited for before any timed call; how many of the new queries the
+// PostgreSQL servers answered alike, and the team server's /metrics search_index values at the end.
 //
 //   node bench/search.mjs [--size 100000] [--calls 30] [--baseline main|none] [--postgres [--url postgres://...]] [--keep]
 //   npm run bench:search            (builds dist/ first)
@@ -134,7 +137,14 @@ async function attach(label, transport, log) {
   };
 }
 
-async function connect(label, serverJs, dbPath, databaseUrl) {
+/**
+ * The private runtime folder (XDG_RUNTIME_DIR) of every server and CLI this run starts: a
+ * PostgreSQL ledger's host keeps its folder there, and leaves once it is removed with the run's.
+ */
+const runtime = path.join(work, 'runtime');
+fs.mkdirSync(runtime, { recursive: true, mode: 0o700 });
+
+async function connect(label, serverJs, dbPath, databaseUrl, env = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [serverJs, '--toolset', 'progress'],
@@ -143,6 +153,8 @@ async function connect(label, serverJs, dbPath, databaseUrl) {
       AGENT_PROGRESS_LOG_LEVEL: 'warn',
       NODE_OPTIONS: '',
       PATH: process.env.PATH ?? '',
+      XDG_RUNTIME_DIR: runtime,
+      ...env,
     },
     stderr: 'pipe',
   });
@@ -226,8 +238,7 @@ async function searchIndexMetrics(team) {
  * hits (one word typed, quiet bench: whichever build started second took 46-150 ms p50 against
  * 13-24 for the first, either order).
  */
-async function hostPrepared(file, deadlineMs) {
-  const log = `${file}.host/host.log`;
+async function hostPrepared(file, deadlineMs, log = `${file}.host/host.log`) {
   return poll(() => {
     const m = /prepared ranked search in (\d+) ms/.exec(fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '');
     return m ? Number(m[1]) : undefined;
@@ -365,9 +376,11 @@ async function main() {
   // The embedded builds first, then with --postgres the stdio server and the team server on one database.
   const embedded = servers.length;
   const pgAt = embedded;
-  const teamAt = embedded + 1;
+  const pgHostAt = embedded + 1;
+  const teamAt = embedded + 2;
   let team;
   let teamBuilt;
+  let pgHostBuilt;
   if (POSTGRES) {
     const url = await createDatabase(GIVEN_URL ?? (await startCluster(cleanups)));
     say('loading the same entries into PostgreSQL');
@@ -379,10 +392,34 @@ async function main() {
     await c.query('ANALYZE');
     await c.end();
     say(`loaded in ${(copy.ms / 1000).toFixed(0)} s; PostgreSQL ${version}, ${trgm ? 'with' : 'without'} the pg_trgm title index`);
-    const s = await connect(`PostgreSQL ${version}`, path.join(root, 'dist', 'server.js'), undefined, url);
+    const s = await connect(`PostgreSQL ${version}`, path.join(root, 'dist', 'server.js'), undefined, url, { AGENT_PROGRESS_LEDGER_HOST: 'off' });
     const open = await timed(() => s.call('search_logs', { projectId: BENCH_PROJECT, limit: 1 }));
     say(`${s.label}: first call ${ms(open.ms)} ms`);
     servers.push(s);
+    say('starting a stdio server through the ledger host of the same database');
+    const h = await connect('PostgreSQL through its ledger host (index in memory)', path.join(root, 'dist', 'server.js'), undefined, url);
+    const hOpen = await timed(() => h.call('search_logs', { projectId: BENCH_PROJECT, limit: 1 }));
+    say(`${h.label}: first call (starts the host) ${ms(hOpen.ms)} ms`);
+    servers.push(h);
+    // Stopped before the cluster under it (and gone anyway once the run's runtime folder is).
+    cleanups.unshift(async () => {
+      spawnSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'host', 'stop'], {
+        env: { AGENT_PROGRESS_DATABASE_URL: url, XDG_RUNTIME_DIR: runtime, PATH: process.env.PATH ?? '' },
+        stdio: 'ignore',
+        timeout: 30_000,
+      });
+    });
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+    const hostLog = () => {
+      const dir = path.join(runtime, `agent-progress-${uid}`);
+      const pg = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => n.startsWith('pg-')) : undefined;
+      return pg ? path.join(dir, pg, 'host.log') : path.join(dir, 'none');
+    };
+    const th = performance.now();
+    pgHostBuilt = await hostPrepared(undefined, 600_000, hostLog());
+    say(
+      `${h.label}: ${pgHostBuilt === undefined ? 'no index reported by its ledger host' : `index in memory built by its ledger host in ${pgHostBuilt} ms`} (waited ${ms(performance.now() - th)} ms)`,
+    );
     say('starting the team server (--http) on the same database');
     team = await startTeamServer(path.join(root, 'dist', 'server.js'), url);
     const t0 = performance.now();
@@ -429,17 +466,22 @@ async function main() {
     }
     if (new Set(answers.slice(0, embedded)).size > 1) freshDiffer++;
     if (!POSTGRES) continue;
-    if (answers[pgAt] === answers[teamAt]) pgSame++;
+    if (answers[pgAt] === answers[teamAt] && answers[pgAt] === answers[pgHostAt]) pgSame++;
     else {
       pgDiffer.push(f.text);
-      say(`the PostgreSQL servers answered ${f.text} differently: stdio ${answers[pgAt]}, team server ${answers[teamAt]}`);
+      say(`the PostgreSQL servers answered ${f.text} differently: stdio ${answers[pgAt]}, through the host ${answers[pgHostAt]}, team server ${answers[teamAt]}`);
     }
   }
   if (POSTGRES) {
-    const slower = unseen.map((f, i) => [f.text, freshTimes[i][pgAt], freshTimes[i][teamAt]]).filter(([, stdio, t]) => t > stdio);
-    say(
-      `new queries slower through the team server than the stdio server: ${slower.length} of ${unseen.length}${slower.map(([q, stdio, t]) => `; ${q} ${ms(t)} / ${ms(stdio)} ms`).join('')}`,
-    );
+    for (const [at, what] of [
+      [pgHostAt, 'through the ledger host'],
+      [teamAt, 'through the team server'],
+    ]) {
+      const slower = unseen.map((f, i) => [f.text, freshTimes[i][pgAt], freshTimes[i][at]]).filter(([, stdio, t]) => t > stdio);
+      say(
+        `new queries slower ${what} than the stdio server on SQL: ${slower.length} of ${unseen.length}${slower.map(([q, stdio, t]) => `; ${q} ${ms(t)} / ${ms(stdio)} ms`).join('')}`,
+      );
+    }
   }
   say(`${CALLS} rounds of every query`);
   for (let round = 0; round < CALLS; round++) {
@@ -484,7 +526,7 @@ async function main() {
     ...(oursAt > 0 ? ['p50 ratio'] : []),
     'goal',
     'met',
-    ...(POSTGRES ? ['PostgreSQL met', 'team server met'] : []),
+    ...(POSTGRES ? ['PostgreSQL met', 'host met', 'team server met'] : []),
   ];
   lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
   for (const [i, q] of qs.entries()) {
@@ -498,7 +540,7 @@ async function main() {
       ...(oursAt > 0 ? [`${(p[0] / mine).toFixed(1)}x`] : []),
       `≤ ${q.goal}`,
       met(mine, q.goal),
-      ...(POSTGRES ? [met(p[pgAt], q.goal), met(p[teamAt], q.goal)] : []),
+      ...(POSTGRES ? [met(p[pgAt], q.goal), met(p[pgHostAt], q.goal), met(p[teamAt], q.goal)] : []),
     ];
     lines.push(`| ${row.join(' | ')} |`);
   }
@@ -512,12 +554,19 @@ async function main() {
       .map((s, k) => `${s.label} ${ms(firstRanked[k])}`)
       .join(', ')}. Top 20 and total identical between the embedded builds: ${unseen.length - freshDiffer} of ${unseen.length} queries.${
       POSTGRES
-        ? ` The PostgreSQL team server's index in memory ${teamBuilt === undefined ? 'was not reported built (its SQL answered)' : `was built in ${teamBuilt} ms, before any timed call`}; top 20 and total identical between the two PostgreSQL servers: ${pgSame} of ${unseen.length} queries${pgDiffer.length > 0 ? ` (differ: ${pgDiffer.map((t) => `\`${t}\``).join(', ')})` : ''}.`
+        ? ` The PostgreSQL ledger host's index in memory ${pgHostBuilt === undefined ? 'was not reported built (its SQL answered)' : `was built in ${pgHostBuilt} ms`}, the team server's ${teamBuilt === undefined ? 'was not reported built (its SQL answered)' : `in ${teamBuilt} ms`}, both before any timed call; top 20 and total identical between the three PostgreSQL servers: ${pgSame} of ${unseen.length} queries${pgDiffer.length > 0 ? ` (differ: ${pgDiffer.map((t) => `\`${t}\``).join(', ')})` : ''}.`
         : ''
     }`,
     '',
   );
-  const head3 = ['queries', 'n', ...names.flatMap((n) => [`${n} p50`, `${n} p90`, `${n} max`]), 'goal p50', 'met'];
+  const head3 = [
+    'queries',
+    'n',
+    ...names.flatMap((n) => [`${n} p50`, `${n} p90`, `${n} max`]),
+    'goal p50',
+    'met',
+    ...(POSTGRES ? ['PostgreSQL met', 'host met', 'team server met'] : []),
+  ];
   lines.push(`| ${head3.join(' | ')} |`, `|${head3.map(() => '---').join('|')}|`);
   const p90 = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
@@ -527,14 +576,17 @@ async function main() {
     const at = unseen.map((f, i) => [f, i]).filter(([f]) => f.kind === kind);
     const per = servers.map((_, k) => at.map(([, i]) => freshTimes[i][k]));
     const goal = kind === 'term in most entries' ? 50 : 20;
-    lines.push(`| ${[kind, at.length, ...per.flatMap((xs) => [ms(p50(xs)), ms(p90(xs)), ms(Math.max(...xs))]), `≤ ${goal}`, met(p50(per[oursAt]), goal)].join(' | ')} |`);
+    const pgMet = POSTGRES ? [pgAt, pgHostAt, teamAt].map((k) => met(p50(per[k]), goal)) : [];
+    lines.push(`| ${[kind, at.length, ...per.flatMap((xs) => [ms(p50(xs)), ms(p90(xs)), ms(Math.max(...xs))]), `≤ ${goal}`, met(p50(per[oursAt]), goal), ...pgMet].join(' | ')} |`);
   }
   lines.push('', `### Ranked text right after a log_progress (p50 of ${AFTER_WRITE_CALLS}; ms)`, '');
-  const head2 = ['query', ...names, 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met', 'team server met'] : [])];
+  const head2 = ['query', ...names, 'goal', 'met', ...(POSTGRES ? ['PostgreSQL met', 'host met', 'team server met'] : [])];
   lines.push(`| ${head2.join(' | ')} |`, `|${head2.map(() => '---').join('|')}|`);
   for (const [q, i] of textQs) {
     const p = servers.map((_, k) => p50(afterWrite[i][k]));
-    lines.push(`| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, met(p[oursAt], q.goal), ...(POSTGRES ? [met(p[pgAt], q.goal), met(p[teamAt], q.goal)] : [])].join(' | ')} |`);
+    lines.push(
+      `| ${[q.label, ...p.map(ms), `≤ ${q.goal}`, met(p[oursAt], q.goal), ...(POSTGRES ? [met(p[pgAt], q.goal), met(p[pgHostAt], q.goal), met(p[teamAt], q.goal)] : [])].join(' | ')} |`,
+    );
   }
   const lp = logs.map(p50);
   lines.push('', `### log_progress at ${SIZE.toLocaleString('en-US')} entries (p50 of ${LOG_CALLS}, alternating blocks of 50; ms)`, '');

@@ -1,5 +1,5 @@
-// `agent-progress host status|stop`: the ledger host serving this ledger file (one process per
-// ledger on the machine that every server, the CLI and the editor share).
+// `agent-progress host status|stop`: the ledger host serving this ledger file, or this PostgreSQL
+// ledger (one process per ledger on the machine that every server, the CLI and the editor share).
 
 import { LedgerError, isLedgerError } from '../core/errors';
 import type * as HostClientModule from '../core/host/client';
@@ -12,7 +12,9 @@ function describe(s: HostStatus): string {
   const mb = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MB`;
   return [
     `Ledger host pid ${s.pid}, version ${s.version} (build ${s.build})`,
-    `  ledger   ${s.ledger} (${mb(s.ledgerBytes)} snapshot, ${mb(s.journalBytes)} journal)`,
+    s.searchIndex
+      ? `  ledger   ${s.ledger} (PostgreSQL; search index ${s.searchIndex.building && s.searchIndex.entries === 0 ? 'being built' : `of ${s.searchIndex.entries} entries, ${s.searchIndex.answers} searches answered from it`})`
+      : `  ledger   ${s.ledger} (${mb(s.ledgerBytes)} snapshot, ${mb(s.journalBytes)} journal)`,
     `  clients  ${s.clients}`,
     `  memory   ${mb(s.rssBytes)} RSS${s.heapUsedBytes !== undefined && s.arrayBufferBytes !== undefined ? ` (JavaScript heap ${mb(s.heapUsedBytes)}, array buffers ${mb(s.arrayBufferBytes)})` : ''}`,
     `  since    ${s.startedAt}, exits after ${Math.round(s.idleMs / 1000)} s without clients`,
@@ -30,9 +32,11 @@ export const hostCommand: Command = {
   group: 'Ledger',
   usage: `Usage: agent-progress host status|stop [--json]
 
-Every MCP server, CLI call and editor window on this machine reaches a ledger file through one
-ledger host process, started on demand and gone after 10 minutes without clients
-(AGENT_PROGRESS_HOST_IDLE_MS; AGENT_PROGRESS_LEDGER_HOST=off opens the file directly instead).
+Every MCP server, CLI call and editor window on this machine reaches a ledger file (or a
+PostgreSQL ledger, AGENT_PROGRESS_DATABASE_URL) through one ledger host process, started on demand
+and gone after 10 minutes without clients (AGENT_PROGRESS_HOST_IDLE_MS;
+AGENT_PROGRESS_LEDGER_HOST=off opens the ledger directly instead). A PostgreSQL ledger's host
+ranks searches from an index in memory.
 
   status   its pid, version, clients, ledger size and memory; says so when none is running
   stop     asks it to finish the calls under way and exit (the next client starts another)
@@ -43,11 +47,11 @@ Options:
     const p = parseArgv(argv, { json: {} });
     const action = p.positionals[0];
     if (p.positionals.length !== 1 || (action !== 'status' && action !== 'stop')) throw new UsageError('Say "status" or "stop"');
-    if (ctx.services.databaseUrl) throw new LedgerError('invalid_argument', 'A PostgreSQL ledger has no ledger host: only a ledger file has one.');
     const json = flagSet(p, 'json');
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the command runs (ARCHITECTURE.md, "Bundles and the start path")
     const { HostConnection } = require('../core/host/client') as typeof HostClientModule;
-    const connection = new HostConnection({ file: ctx.services.dbPath, start: false, reachTimeoutMs: 3_000 });
+    const databaseUrl = ctx.services.databaseUrl;
+    const connection = new HostConnection({ file: ctx.services.dbPath, ...(databaseUrl ? { databaseUrl } : {}), start: false, reachTimeoutMs: 3_000 });
     try {
       let status: HostStatus;
       try {

@@ -71,9 +71,9 @@ export interface ServicesOptions {
   /** The clock entries, tasks and leases are dated by (tests give explicit times; default: now). */
   clock?: () => Date;
   /**
-   * The ledger host (one process per ledger file that every client shares): false opens the file
-   * directly. Default: through the host unless AGENT_PROGRESS_LEDGER_HOST=off; idle time from
-   * AGENT_PROGRESS_HOST_IDLE_MS. Not used for PostgreSQL.
+   * The ledger host (one process per ledger file, or per PostgreSQL connection string, that every
+   * client of this machine shares): false opens the ledger directly. Default: through the host
+   * unless AGENT_PROGRESS_LEDGER_HOST=off; idle time from AGENT_PROGRESS_HOST_IDLE_MS.
    */
   host?: false | { idleMs?: number; command?: HostCommand };
   /** Session digests: capture settings and idle time (default: on, 10 minutes; the extension passes its settings). */
@@ -165,17 +165,20 @@ export class Services {
         ...(this.options.ledger ?? {}),
       });
     const host = this.options.host;
-    if (this.options.config.databaseUrl || host === false) return direct();
+    const databaseUrl = this.options.config.databaseUrl || undefined;
+    // A process that keeps its own search index (a PostgreSQL team server) opens the ledger itself.
+    if (host === false || this.options.ledger?.memoryIndex) return direct();
     if (process.env.AGENT_PROGRESS_LEDGER_HOST === 'off') {
       noteDirect(this.options.logger, 'AGENT_PROGRESS_LEDGER_HOST=off');
       return direct();
     }
     // A path the engine would refuse is refused here, before a host folder is made beside it.
-    refuseForeignLedgerPaths(this.options.config.dbPath);
+    if (!databaseUrl) refuseForeignLedgerPaths(this.options.config.dbPath);
     try {
       const idleMs = host?.idleMs ?? hostIdleFromEnv();
       return await load.hostClient().openHostLedger({
         file: this.options.config.dbPath,
+        ...(databaseUrl ? { databaseUrl } : {}),
         logger: this.options.logger,
         watch: this.options.ledger?.watch === true,
         reachTimeoutMs: 15_000,

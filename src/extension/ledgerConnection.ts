@@ -94,13 +94,14 @@ export class LedgerConnection extends Disposable {
 
   /** One line about the ledger host serving this window (Show Logs): pid, version, clients, ledger size. */
   async hostLine(): Promise<string> {
-    if (this.databaseUrl) return 'Ledger: PostgreSQL (no ledger host)';
-    if (!this.opened) return `Ledger host: not connected yet (the ledger ${this.ledgerPath} opens on first use)`;
+    const name = this.databaseUrl ? 'the PostgreSQL ledger' : `the ledger ${this.ledgerPath}`;
+    if (!this.opened) return `Ledger host: not connected yet (${name} opens on first use)`;
     const ledger = (await this.ledger()) as Ledger & { host?: { status(): Promise<HostStatus> } };
-    if (!ledger.host) return `Ledger host: none; this window opened ${this.ledgerPath} directly`;
+    if (!ledger.host) return `Ledger host: none; this window opened ${name} directly`;
     const s = await ledger.host.status();
     const mb = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MB`;
-    return `Ledger host: pid ${s.pid}, version ${s.version}, ${s.clients} client${s.clients === 1 ? '' : 's'}, ledger ${mb(s.ledgerBytes + s.journalBytes)} (${s.ledger}), ${mb(s.rssBytes)} RSS`;
+    const held = s.searchIndex ? `search index of ${s.searchIndex.entries} entries` : `ledger ${mb(s.ledgerBytes + s.journalBytes)}`;
+    return `Ledger host: pid ${s.pid}, version ${s.version}, ${s.clients} client${s.clients === 1 ? '' : 's'}, ${held} (${s.ledger}), ${mb(s.rssBytes)} RSS`;
   }
 
   /** Session digests of `workspace`, reading transcripts through the views' trace index. */

@@ -2,6 +2,7 @@
 // through the ledger host like a server) as fast as it can, printing "ack NAME-i MS" once each
 // write is acknowledged, with how long the call took. Stops when its stdin closes.
 // Usage: node hostWriter.cjs DB NAME PROJECT
+// With AGENT_PROGRESS_DATABASE_URL set, it writes to that PostgreSQL ledger (through its host) instead of DB.
 
 const path = require('node:path');
 const { Services } = require(path.join(__dirname, '..', '..', 'dist', 'core.js'));
@@ -15,7 +16,11 @@ process.stdin.on('end', () => (stop = true));
 process.stdin.on('data', () => undefined);
 
 async function main() {
-  const services = new Services({ config: { dbPath: db, openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } }, logger });
+  const databaseUrl = process.env.AGENT_PROGRESS_DATABASE_URL;
+  const services = new Services({
+    config: { dbPath: db, ...(databaseUrl ? { databaseUrl } : {}), openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } },
+    logger,
+  });
   const queue = await services.queue();
   process.stdout.write('ready\n');
   for (let i = 0; !stop; i++) {

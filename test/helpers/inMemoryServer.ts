@@ -9,11 +9,11 @@ import { createServer } from '../../src/mcp/server';
 import type { ToolsetCatalog, ToolsetName } from '../../src/mcp/toolsets';
 import { testPostgres } from './postgres';
 
-/** sqlite: the file opened directly; host: the file through a ledger host process; postgres. */
-export type LedgerBackend = 'sqlite' | 'host' | 'postgres';
+/** sqlite: the file opened directly; host: the file through a ledger host process; postgres; postgres-host: PostgreSQL through a ledger host process. */
+export type LedgerBackend = 'sqlite' | 'host' | 'postgres' | 'postgres-host';
 let backend: LedgerBackend = 'sqlite';
 
-/** The backend connectInMemory opens its ledgers on (onPostgres.test.ts and onHost.test.ts switch it). */
+/** The backend connectInMemory opens its ledgers on (onPostgres.test.ts, onHost.test.ts and onPostgresHost.test.ts switch it). */
 export function ledgerBackend(): LedgerBackend {
   return backend;
 }
@@ -22,9 +22,9 @@ export function setLedgerBackend(value: LedgerBackend): void {
   backend = value;
 }
 
-/** The Services option for the current backend: a ledger host only in host mode. */
+/** The Services option for the current backend: a ledger host only in the host modes. */
 export function hostOption(): false | { idleMs: number } {
-  return backend === 'host' ? { idleMs: 60_000 } : false;
+  return backend === 'host' || backend === 'postgres-host' ? { idleMs: 60_000 } : false;
 }
 
 async function postgresDatabase(): Promise<string> {
@@ -62,7 +62,8 @@ export async function connectInMemory(options: {
 }): Promise<Connected> {
   const dbPath = path.join(options.dir, 'data.db');
   const logger = options.logger ?? silentLogger;
-  const databaseUrl = options.databaseUrl ?? (ledgerBackend() === 'postgres' && !options.services ? await postgresDatabase() : undefined);
+  const onPostgres = ledgerBackend() === 'postgres' || ledgerBackend() === 'postgres-host';
+  const databaseUrl = options.databaseUrl ?? (onPostgres && !options.services ? await postgresDatabase() : undefined);
   const services =
     options.services ??
     new Services({

@@ -20,6 +20,17 @@ export const TEST_CODE_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-test-co
 process.env.AGENT_PROGRESS_CODE_CACHE = TEST_CODE_CACHE;
 process.once('exit', () => fs.rmSync(TEST_CODE_CACHE, { recursive: true, force: true }));
 
+/**
+ * The user's runtime folder (XDG_RUNTIME_DIR) for this test process and every process it starts:
+ * a PostgreSQL ledger's host keeps its folder and socket there (src/core/host/paths.ts), so no
+ * host started by a test lives on in the real one. Its hosts are stopped at the end (mochaHooks),
+ * and leave by themselves once the folder is removed at exit.
+ */
+export const TEST_RUNTIME_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-test-runtime-'));
+fs.chmodSync(TEST_RUNTIME_DIR, 0o700);
+process.env.XDG_RUNTIME_DIR = TEST_RUNTIME_DIR;
+process.once('exit', () => fs.rmSync(TEST_RUNTIME_DIR, { recursive: true, force: true }));
+
 export function tempDir(prefix = 'ap-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   made.push(dir);
@@ -57,7 +68,7 @@ export function hostPidsUnder(dir: string, depth = 4): number[] {
 
 /**
  * Live ledger host processes (built or run from source, hosts and standbys, standbys first)
- * whose `--ledger` is under `dir`, found in /proc: this also finds a standby just started, before
+ * whose `--ledger` is under `dir` (a PostgreSQL ledger's: whose runtime folder is), found in /proc: this also finds a standby just started, before
  * it wrote its pid file, and a host a client is starting. Elsewhere, the pid files.
  */
 export function hostProcessesUnder(dir: string): number[] {
@@ -84,8 +95,16 @@ export function hostProcessesUnder(dir: string): number[] {
       continue; // gone meanwhile
     }
     if (!argv.some((a) => a.endsWith('ledgerHost.js') || a.endsWith(path.join('core', 'host', 'main.ts')))) continue;
-    const ledger = argv[argv.indexOf('--ledger') + 1] ?? '';
-    if (!argv.includes('--ledger') || !roots.some((root) => ledger.startsWith(`${root}${path.sep}`))) continue;
+    // A file's host names its ledger; a PostgreSQL ledger's host runs in the runtime folder that holds its own.
+    let served = argv[argv.indexOf('--ledger') + 1] ?? '';
+    if (argv.includes('--postgres')) {
+      try {
+        served = `${fs.readlinkSync(`/proc/${name}/cwd`).replace(/ \(deleted\)$/, '')}${path.sep}`;
+      } catch {
+        continue;
+      }
+    } else if (!argv.includes('--ledger')) continue;
+    if (!roots.some((root) => served.startsWith(`${root}${path.sep}`))) continue;
     if (!processAlive(Number(name))) continue; // a zombie has left already
     (argv.includes('--standby') ? standbys : hosts).push(Number(name));
   }
@@ -152,5 +171,6 @@ export const mochaHooks = {
   },
   afterAll(): void {
     for (const dir of made) killHostsUnder(dir);
+    killHostsUnder(TEST_RUNTIME_DIR);
   },
 };

@@ -14,7 +14,7 @@ import type { Logger } from '../log';
 import { ensurePrivateDir } from '../storage/files';
 import type { Ledger, LedgerChange, LedgerStats, TailRecovery } from '../storage/store';
 import { VERSION } from '../version';
-import { hostPaths, type HostPaths } from './paths';
+import { hostPaths, hostPathsForUrl, type HostPaths } from './paths';
 import {
   BUILD,
   fromWire,
@@ -37,6 +37,8 @@ import { reachHost, type HostCommand } from './start';
 
 export interface HostClientOptions {
   file: string;
+  /** A PostgreSQL ledger (then `file` is unused): reached through the one host of this machine for that connection string. */
+  databaseUrl?: string;
   logger?: Logger;
   /** Start a host when none answers (false: status and stop only). */
   start?: boolean;
@@ -77,7 +79,7 @@ export class HostConnection {
   private busy = 0;
 
   constructor(private readonly options: HostClientOptions) {
-    this.paths = hostPaths(options.file);
+    this.paths = options.databaseUrl ? hostPathsForUrl(options.databaseUrl) : hostPaths(options.file);
     this.watching = options.watch === true;
   }
 
@@ -286,14 +288,15 @@ export async function openHostLedger(options: HostClientOptions): Promise<Ledger
   // Opening a new ledger makes its folder (as the engine does for a direct open), before its
   // canonical path is taken. Nothing later does: a host, its standby or a reconnecting client
   // never makes a folder that was removed meanwhile.
-  if (options.start !== false) ensurePrivateDir(path.dirname(path.resolve(options.file)));
+  // A PostgreSQL ledger has no folder of its own (its host's is made by reachHost).
+  if (options.start !== false && !options.databaseUrl) ensurePrivateDir(path.dirname(path.resolve(options.file)));
   const connection = new HostConnection(options);
   const { notices } = await connection.connect();
   opened++;
   const location = connection.paths.ledger;
   return {
     host: connection,
-    location: options.file,
+    location: options.databaseUrl ? location : options.file,
     progress: storeProxy(connection, 'progress'),
     queue: storeProxy(connection, 'queue'),
     workflow: storeProxy(connection, 'workflow'),

@@ -1,16 +1,19 @@
-// Entry of dist/ledgerHost.js: `ledgerHost.js --ledger <file> [--idle-ms N] [--standby --folder <dev:ino>]`.
+// Entry of dist/ledgerHost.js: `ledgerHost.js --ledger <file> [--idle-ms N] [--standby --folder <dev:ino>]`,
+// or `ledgerHost.js --postgres [...]` with the connection string in AGENT_PROGRESS_HOST_DATABASE_URL
+// (never on the command line, which every user of the machine can read).
 // Started detached by the first client that finds no host (start.ts), with no stdio: it logs to
-// `<ledger>.host/host.log`. It makes no folder: the client made the ledger's folder and the host
-// folder, and a host whose folder is gone (or another than its host's, for a standby) leaves at once.
+// `<ledger>.host/host.log` (a PostgreSQL ledger's: in its folder of the runtime directory). It makes
+// no folder: the client made the ledger's folder and the host folder, and a host whose folder is
+// gone (or another than its host's, for a standby) leaves at once.
 
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { createLogger } from '../log';
 import { folderIdentity } from '../storage/files';
-import { ensureOwnPrivateDir, hostPaths } from './paths';
+import { urlPassword } from '../storage/postgres/url';
+import { ensureOwnPrivateDir, hostPaths, hostPathsForUrl, servedFolder } from './paths';
 import { DEFAULT_IDLE_MS, runHost, type HostOutcome } from './server';
 import { runStandby } from './standby';
-import { defaultHostCommand } from './start';
+import { defaultHostCommand, HOST_DATABASE_URL_ENV } from './start';
 
 const MAX_LOG_BYTES = 1 << 20;
 
@@ -20,16 +23,18 @@ function arg(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const file = arg('--ledger');
-  if (!file) {
-    process.stderr.write('usage: ledgerHost.js --ledger <file> [--idle-ms N] [--standby]\n');
+  const databaseUrl = process.argv.includes('--postgres') ? process.env[HOST_DATABASE_URL_ENV] : undefined;
+  const file = databaseUrl ? '' : arg('--ledger');
+  if (!file && !databaseUrl) {
+    process.stderr.write(`usage: ledgerHost.js --ledger <file> [--idle-ms N] [--standby], or --postgres with ${HOST_DATABASE_URL_ENV} set\n`);
     process.exit(2);
   }
   const idle = Number(arg('--idle-ms'));
-  const paths = hostPaths(file);
+  const paths = databaseUrl ? hostPathsForUrl(databaseUrl) : hostPaths(file!);
   // The ledger's folder as this host finds it (a standby: as its host found it). Served while it
   // stays that folder; a folder removed (a test's temp folder) or replaced is never written to.
-  const folder = folderIdentity(path.dirname(paths.ledger));
+  // A PostgreSQL ledger has no folder: its host folder stands in for it.
+  const folder = folderIdentity(servedFolder(paths));
   const given = arg('--folder');
   if (folder === undefined || (given !== undefined && given !== folder)) process.exit(0);
   try {
@@ -45,17 +50,18 @@ async function main(): Promise<void> {
   }
   const fd = fs.openSync(paths.log, 'a', 0o600);
   const logger = createLogger({ level: 'info', sink: (line) => fs.writeSync(fd, `${line}\n`) });
+  if (databaseUrl) logger.addSecret(urlPassword(databaseUrl));
   process.on('uncaughtException', (err) => {
     logger.error(`Ledger host failed: ${err.stack ?? err.message}`);
     process.exit(1);
   });
   // A standby (started by the host) waits for the host to die, and serves only then.
-  const standby = process.argv.includes('--standby') ? await runStandby(file, folder, logger) : undefined;
+  const standby = process.argv.includes('--standby') ? await runStandby(paths, folder, logger) : undefined;
   if (process.argv.includes('--standby') && !standby) process.exit(0);
   let outcome: HostOutcome;
   try {
     outcome = await runHost({
-      file,
+      paths,
       folder,
       idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_IDLE_MS,
       logger,

@@ -2,6 +2,7 @@
 // the canonical ledger path, holding the host's pid file, its token (0600) and, when the path is
 // short enough for a Unix socket, the socket itself; else the socket sits in a private folder of
 // the user's runtime directory, named by a hash of the canonical path. On Windows a named pipe.
+// A PostgreSQL ledger's host has its folder in that runtime directory, named by a hash of the URL.
 
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -9,10 +10,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LedgerError } from '../errors';
 import { DIR_MODE } from '../storage/files';
+import { redactUrl } from '../storage/postgres/url';
 
 export interface HostPaths {
-  /** The canonical ledger path this host serves. */
+  /** The canonical ledger path this host serves; for PostgreSQL, its connection string with the password redacted (shown, never used). */
   ledger: string;
+  /**
+   * A PostgreSQL ledger: its connection string, given to the host through its environment and
+   * never on a command line or in a file (hostPathsForUrl).
+   */
+  databaseUrl?: string;
   dir: string;
   socket: string;
   pid: string;
@@ -59,7 +66,40 @@ export function hostPaths(file: string): HostPaths {
   };
 }
 
-function runtimeDir(): string {
+/**
+ * Where the ledger host of a PostgreSQL ledger lives: a private folder of the user's runtime
+ * directory named by a hash of the whole connection string (one host per machine, user and
+ * database, and credentials: a client never borrows another connection string's login). The
+ * folder and its socket are made and checked as a ledger file's are; no file of the database is.
+ */
+export function hostPathsForUrl(url: string): HostPaths {
+  const hash = createHash('sha256').update(url.trim()).digest('hex').slice(0, 24);
+  const dir = path.join(runtimeDir(), `pg-${hash}`);
+  const socket = process.platform === 'win32' ? `\\\\.\\pipe\\agent-progress-pg-${hash}` : path.join(dir, 'sock');
+  return {
+    ledger: redactUrl(url.trim()),
+    databaseUrl: url.trim(),
+    dir,
+    socket,
+    pid: path.join(dir, 'host.pid'),
+    token: path.join(dir, 'token'),
+    startLock: path.join(dir, 'start.lock'),
+    standby: path.join(dir, 'standby.pid'),
+    handover: path.join(dir, 'handover'),
+    log: path.join(dir, 'host.log'),
+  };
+}
+
+/**
+ * The folder a host serves while it stays the same folder (`folderIdentity`): the ledger file's
+ * folder, or for a PostgreSQL ledger, which has none, the host's own folder.
+ */
+export function servedFolder(paths: HostPaths): string {
+  return paths.databaseUrl ? paths.dir : path.dirname(paths.ledger);
+}
+
+/** The user's private folder of ledger hosts' sockets (long ledger paths) and PostgreSQL hosts. */
+export function runtimeDir(): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   const base = process.env.XDG_RUNTIME_DIR && path.isAbsolute(process.env.XDG_RUNTIME_DIR) ? process.env.XDG_RUNTIME_DIR : os.tmpdir();
   return path.join(base, `agent-progress-${uid}`);

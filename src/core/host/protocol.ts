@@ -2,7 +2,7 @@
 // the messages, and a hash of both that client and host compare in their handshake.
 
 import { createHash } from 'node:crypto';
-import type { ProgressStore } from '../storage/store';
+import type { MemoryIndexStats, ProgressStore } from '../storage/store';
 import type { QueueStore } from '../storage/queueStore';
 import type { ReviewStore } from '../storage/reviewStore';
 import type { TransferStore } from '../storage/transferStore';
@@ -187,6 +187,8 @@ export interface HostStatus {
   arrayBufferBytes?: number;
   /** The pid of the standby connected to this host, ready to take over; null without one. */
   standby: number | null;
+  /** A PostgreSQL ledger's host: its ranked-search index in memory (absent for a file, and from older hosts). */
+  searchIndex?: MemoryIndexStats;
 }
 
 /** JSON-RPC error code of an error the ledger raised (as opposed to a lost connection). */

@@ -54,7 +54,9 @@ const PREPARE_SEARCH_MS = 1_000;
 const LOCK_LINGER_MS = 50;
 
 export interface HostOptions {
-  file: string;
+  /** The ledger file served, or `paths` of another ledger (a PostgreSQL ledger: hostPathsForUrl). */
+  file?: string;
+  paths?: HostPaths;
   /**
    * The identity (`folderIdentity`) of the ledger's folder when this host started: it serves that
    * folder only, and leaves without writing when it is removed or replaced.
@@ -119,7 +121,7 @@ function memoryFigures(): Pick<HostStatus, 'rssBytes' | 'heapUsedBytes' | 'array
 
 /** Runs a host until it retires. Resolves 'another-host' at once when a live host already holds the pid file. */
 export async function runHost(options: HostOptions): Promise<HostOutcome> {
-  const paths = hostPaths(options.file);
+  const paths = options.paths ?? hostPaths(options.file ?? '');
   ensureOwnPrivateDir(paths.dir, false);
   const me: Owner = { pid: process.pid, at: Date.now(), version: VERSION, build: BUILD, protocol: PROTOCOL, socket: paths.socket };
   const claimed = claimPidFile(paths, me);
@@ -195,6 +197,9 @@ class Host {
       }
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the socket listens
       const { openLedger } = require('../storage/openLedger') as typeof OpenLedgerModule;
+      // A PostgreSQL ledger: the one process of this machine that serves it ranks searches from
+      // an index in memory (postgres/memoryIndex.ts), built by prepareSearch below.
+      if (this.paths.databaseUrl) return openLedger({ file: '', databaseUrl: this.paths.databaseUrl, logger: this.options.logger, watch: true, memoryIndex: true });
       return openLedger({
         file: this.paths.ledger,
         logger: this.options.logger,
@@ -451,8 +456,9 @@ class Host {
     if (op === 'recoverSetAside') return this.withNotices({ v: await ledger.recoverSetAside() });
     if (op === 'flush') {
       // A client that wrote is closing (the CLI exiting): the file at the ledger path is left
-      // current, as a process that opened it directly does when it closes.
+      // current, as a process that opened it directly does when it closes. PostgreSQL has no file.
       const stats = await ledger.stats();
+      if (stats.backend !== 'sqlite') return {};
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- the engine is loaded by now
       const { DEFAULT_CHECKPOINT } = require('../storage/sqlite/engine') as typeof EngineModule;
       if (stats.journalBytes > 0 && stats.snapshotBytes <= DEFAULT_CHECKPOINT.freshMaxBytes) await ledger.compact();
@@ -467,10 +473,13 @@ class Host {
   private async status(): Promise<HostStatus> {
     let ledgerBytes = 0;
     let journalBytes = 0;
+    let searchIndex: HostStatus['searchIndex'];
     try {
-      const stats = await (await this.ledger!).stats();
+      const ledger = await this.ledger!;
+      const stats = await ledger.stats();
       ledgerBytes = stats.snapshotBytes;
       journalBytes = stats.journalBytes;
+      searchIndex = ledger.progress.memoryIndexStats?.();
     } catch {
       // not open: sizes stay 0
     }
@@ -488,6 +497,7 @@ class Host {
       idleMs: this.options.idleMs,
       ...memoryFigures(),
       standby: [...this.clients.values()].find((c) => c.ready && c.standby)?.pid ?? null,
+      ...(searchIndex ? { searchIndex } : {}),
     };
   }
 
@@ -523,6 +533,7 @@ class Host {
    * another one, or the ledger file was removed. Two or three stats: run on each tick and call.
    */
   private gone(): string | undefined {
+    if (this.paths.databaseUrl) return folderIdentity(this.paths.dir) !== this.options.folder ? `its folder ${this.paths.dir} was removed or replaced` : undefined;
     const ledgerDir = path.dirname(this.paths.ledger);
     if (folderIdentity(ledgerDir) !== this.options.folder) return `the ledger folder ${ledgerDir} was removed or replaced`;
     if (folderIdentity(this.paths.dir) !== this.hostDir) return `its folder ${this.paths.dir} was removed or replaced`;

@@ -9,7 +9,6 @@
 
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
-import * as path from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Logger } from '../log';
 import type { Ledger } from '../storage/store';
@@ -17,7 +16,7 @@ import { folderIdentity } from '../storage/files';
 import { VERSION } from '../version';
 import { socketConnection } from './connection';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
-import { hostPaths, type HostPaths } from './paths';
+import { hostPaths, servedFolder, type HostPaths } from './paths';
 import { BUILD, METHODS, PROTOCOL, type HelloParams, type HelloResult } from './protocol';
 import { connectSocket } from './start';
 
@@ -36,12 +35,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Stands by for the host of `file`, whose ledger folder has the identity `folder`. Resolves with
+ * Stands by for the host of `ledger` (a file, or a PostgreSQL ledger's paths), whose served folder has the identity `folder`. Resolves with
  * this standby's entry in the standby file when the host died and this process is to take over
  * (runHost with it), or undefined when it leaves (as it does when the folder goes or is replaced).
  */
-export async function runStandby(file: string, folder: string, logger: Logger): Promise<Standby | undefined> {
-  const paths = hostPaths(file);
+export async function runStandby(ledger: string | HostPaths, folder: string, logger: Logger): Promise<Standby | undefined> {
+  const paths = typeof ledger === 'string' ? hostPaths(ledger) : ledger;
   const me: Owner = { pid: process.pid, at: Date.now() };
   if (!claimStandbyFile(paths, me)) return undefined;
   let takeOver = false;
@@ -79,7 +78,7 @@ function claimStandbyFile(paths: HostPaths, me: Owner): boolean {
  * or could not be made (the host may have died).
  */
 async function waitForHost(paths: HostPaths, hostPid: number, folder: string, logger: Logger): Promise<boolean> {
-  const moved = (): boolean => folderIdentity(path.dirname(paths.ledger)) !== folder;
+  const moved = (): boolean => folderIdentity(servedFolder(paths)) !== folder;
   let socket: net.Socket;
   for (;;) {
     try {

@@ -15,6 +15,9 @@ import { BUILD, compareBuilds } from './protocol';
 import { LEAN_NODE_ARGS, withLeanEnv } from '../leanNode';
 import { VERSION } from '../version';
 
+/** The environment variable a PostgreSQL ledger's host is given its connection string in. */
+export const HOST_DATABASE_URL_ENV = 'AGENT_PROGRESS_HOST_DATABASE_URL';
+
 export interface HostCommand {
   command: string;
   args: string[];
@@ -52,12 +55,18 @@ export function spawnDetached(command: HostCommand, paths: HostPaths, args: stri
   // node:child_process loads here, on the first start: a client that finds its host answering (every CLI call but the first) never loads it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in, loaded on first use
   const { spawn } = require('node:child_process') as typeof ChildProcessModule;
-  const child = spawn(command.command, [...command.args, '--ledger', paths.ledger, ...args], {
+  // A PostgreSQL ledger's connection string goes in the environment, which only this user can
+  // read, never in the arguments, which every user of the machine can (ps).
+  const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+  if (paths.databaseUrl) env[HOST_DATABASE_URL_ENV] = paths.databaseUrl;
+  else delete env[HOST_DATABASE_URL_ENV];
+  const target = paths.databaseUrl ? ['--postgres'] : ['--ledger', paths.ledger];
+  const child = spawn(command.command, [...command.args, ...target, ...args], {
     detached: true,
     stdio: 'ignore',
     windowsHide: true,
-    cwd: path.dirname(paths.ledger),
-    env: withLeanEnv({ ...process.env, ELECTRON_RUN_AS_NODE: '1' }),
+    cwd: path.dirname(paths.databaseUrl ? paths.dir : paths.ledger),
+    env: withLeanEnv(env),
   });
   child.unref();
   return child;
@@ -125,7 +134,9 @@ export async function reachHost(options: ReachOptions): Promise<net.Socket> {
       await sleep(5);
       continue;
     }
-    // Its folder only: the ledger's folder was made by the first open, and one removed since stays removed.
+    // Its folder only: the ledger's folder was made by the first open, and one removed since stays
+    // removed. A PostgreSQL ledger's host folder sits in the user's runtime folder, made when missing.
+    if (paths.databaseUrl) ensureOwnPrivateDir(path.dirname(paths.dir), true);
     ensureOwnPrivateDir(paths.dir, true);
     if (takeStartLock(paths)) {
       try {

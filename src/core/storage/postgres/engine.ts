@@ -10,6 +10,11 @@ import { LedgerError, isLedgerError } from '../../errors';
 import { silentLogger, type Logger } from '../../log';
 import type { SchemaStream } from '../sql/schema';
 import { redactUrl, urlPassword } from './url';
+import { writeContext } from '../writeContext';
+
+/** How long a write's result is kept for a retry of its call, and how many keyed writes pass between prunes (as the embedded engine). */
+const WRITE_RESULT_TTL_MS = 10 * 60_000;
+const PRUNE_EVERY = 500;
 
 export type PgValue = string | number | boolean | null | Buffer;
 export type PgRow = Record<string, unknown>;
@@ -125,6 +130,8 @@ export class PgEngine {
   private listenRetry: NodeJS.Timeout | undefined;
   private closed = false;
   private writes = 0;
+  /** Writes recorded under a call id since the last prune of _write_results. */
+  private keyedWrites = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -304,13 +311,31 @@ export class PgEngine {
    */
   async write<T>(fn: (tx: PgWriteTx) => Promise<T>, options: { maintenance?: boolean } = {}): Promise<T> {
     this.assertOpen();
+    // A write of a ledger host's call (writeContext) records its result under the call's id in
+    // the same transaction; the call retried after its host died is answered from it instead of
+    // applied twice (the embedded engine's _write_results, the same table here).
+    const ctx = writeContext.getStore();
+    const key = ctx ? `${ctx.id}:${ctx.n++}` : undefined;
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       let broken = false;
       try {
         await client.query('BEGIN');
         const tx = txOf(client);
+        const done = key && !ctx?.fresh ? await tx.get<{ result: string }>('SELECT result FROM _write_results WHERE id = ?', [key]) : undefined;
+        if (done) {
+          await client.query('COMMIT');
+          return (JSON.parse(done.result) as { v?: T }).v as T;
+        }
         const result = await fn(tx);
+        if (key) {
+          const now = Date.now();
+          await tx.run('INSERT INTO _write_results (id, result, at) VALUES (?, ?, ?)', [key, JSON.stringify({ v: result }), now]);
+          if (++this.keyedWrites >= PRUNE_EVERY) {
+            this.keyedWrites = 0;
+            await tx.run('DELETE FROM _write_results WHERE at < ?', [now - WRITE_RESULT_TTL_MS]);
+          }
+        }
         await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ i: this.instance, m: options.maintenance === true })]);
         await client.query('COMMIT');
         if (!options.maintenance) this.writes++;

@@ -285,5 +285,22 @@ const queue: SchemaStream = {
   ],
 };
 
+// What each write of a ledger host's call returned, under the call's id, so that a call retried
+// after its host died is answered instead of applied twice (sqlite/schemas/host.ts). Rows older
+// than ten minutes are pruned by later writes.
+const host: SchemaStream = {
+  name: 'host',
+  migrations: [
+    {
+      version: 1,
+      description: 'write ids: results of writes a client of a ledger host may retry',
+      statements: [
+        'CREATE TABLE _write_results (id TEXT COLLATE "C" PRIMARY KEY, result TEXT NOT NULL, at BIGINT NOT NULL)',
+        'CREATE INDEX idx_write_results_at ON _write_results (at)',
+      ],
+    },
+  ],
+};
+
 // The same streams, in the same order, as the embedded engine's SCHEMAS.
-export const PG_SCHEMAS: readonly SchemaStream[] = [progress, queue, workflowSchema(POSTGRES), archiveSchema(POSTGRES), reviewSchema(POSTGRES)];
+export const PG_SCHEMAS: readonly SchemaStream[] = [progress, queue, workflowSchema(POSTGRES), archiveSchema(POSTGRES), reviewSchema(POSTGRES), host];

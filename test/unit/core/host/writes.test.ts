@@ -14,6 +14,8 @@ import { SqliteEngine } from '../../../../src/core/storage/sqlite/engine';
 import { SCHEMAS } from '../../../../src/core/storage/sqlite/schemas';
 import { writeContext } from '../../../../src/core/storage/writeContext';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
+import { usePostgres } from '../../../helpers/postgres';
+import pg from 'pg';
 
 const T = '2026-01-01T00:00:00.000Z';
 
@@ -155,6 +157,39 @@ describe('ledger host writes', function () {
       assert.deepEqual(again, first);
       assert.equal((await ledger.queue.listTasks('q', { limit: 10, offset: 0 })).total, 1);
     } finally {
+      await ledger.close();
+    }
+  });
+});
+
+describe('ledger host writes on PostgreSQL', function () {
+  this.timeout(60_000);
+  const server = usePostgres();
+
+  it('answers a write retried with the same id from its first result, recorded in _write_results in the same transaction', async () => {
+    const url = await server().createDatabase();
+    const ledger = await openLedger({ file: '', databaseUrl: url });
+    const pgClient = new pg.Client({ connectionString: url });
+    await pgClient.connect();
+    try {
+      const entry = { id: 'e1', projectId: 'p', title: 'once', content: 'x', createdAt: T, tags: [], agentId: null };
+      const insert = (call: { id: string; fresh?: boolean }): Promise<void> => writeContext.run({ ...call, n: 0, origin: 1 }, () => ledger.progress.insertEntry(entry));
+      const id = randomUUID();
+      await insert({ id, fresh: true });
+      const changes = (await ledger.stats()).changes;
+      // Sent again after a lost host (fresh cleared): answered, nothing written, no conflict.
+      await insert({ id, fresh: false });
+      assert.equal((await ledger.stats()).changes, changes);
+      // Another call with the same content is a new write: refused as the duplicate it is.
+      await assert.rejects(insert({ id: randomUUID() }), (err: unknown) => isLedgerError(err) && err.code === 'conflict');
+      assert.equal((await ledger.progress.searchEntries({ projectId: 'p', limit: 10, offset: 0 } as never)).total, 1);
+      const rows = (await pgClient.query<{ id: string }>('SELECT id FROM _write_results ORDER BY id')).rows.map((r) => r.id);
+      assert.ok(rows.includes(`${id}:0`), `the first call's write is recorded: ${rows.join(', ')}`);
+      // A write outside any call (a direct client) records nothing.
+      await ledger.progress.insertEntry({ ...entry, id: 'e2', title: 'direct' });
+      assert.equal((await pgClient.query('SELECT count(*)::int AS n FROM _write_results')).rows[0].n, rows.length);
+    } finally {
+      await pgClient.end();
       await ledger.close();
     }
   });

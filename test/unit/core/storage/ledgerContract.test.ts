@@ -52,7 +52,7 @@ function snapshot(id: string, taskId: string, role: 'start' | 'end', root: strin
 /** What each backend answered, per scenario, compared at the end. */
 const answers: Record<string, Record<string, unknown>> = {};
 
-function contract(backend: 'sqlite' | 'host' | 'postgres', factory: () => Factory): void {
+function contract(backend: 'sqlite' | 'host' | 'postgres' | 'postgres-host', factory: () => Factory): void {
   describe(`ledger contract on ${backend}`, function () {
     this.timeout(60_000);
     const opened: Ledger[] = [];
@@ -671,6 +671,15 @@ describe('ledger contract', () => {
       watchers.set(ledger, () => openLedger({ file: '/unused', databaseUrl: url, watch: true }));
       return ledger;
     });
+    // PostgreSQL through its ledger host (its folder in the test process's runtime folder): every
+    // call crosses the socket, the host ranks searches from its index once built, and the
+    // watching handle is a second client of the same host.
+    contract('postgres-host', () => async () => {
+      const url = await server().createDatabase();
+      const ledger = await openHostLedger({ file: '', databaseUrl: url, idleMs: 60_000 });
+      watchers.set(ledger, () => openHostLedger({ file: '', databaseUrl: url, idleMs: 60_000, watch: true }));
+      return ledger;
+    });
   });
 
   describe('every backend', () => {
@@ -679,6 +688,8 @@ describe('ledger contract', () => {
       for (const s of scenarios) assert.deepEqual(answers[s]!.host, answers[s]!.sqlite, `scenario ${s} differs between sqlite opened directly and through its host`);
       if (scenarios.every((s) => answers[s]!.postgres === undefined)) this.skip(); // no PostgreSQL here, so nothing to compare (on CI usePostgres() fails instead)
       for (const s of scenarios) assert.deepEqual(answers[s]!.postgres, answers[s]!.sqlite, `scenario ${s} differs between sqlite and postgres`);
+      for (const s of scenarios)
+        assert.deepEqual(answers[s]!['postgres-host'], answers[s]!.postgres, `scenario ${s} differs between postgres opened directly and through its host`);
     });
   });
 });

@@ -135,7 +135,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
       const versions = (await client.query<{ key: string; value: string }>("SELECT key, value FROM ap_meta WHERE key LIKE 'schema_version.%' ORDER BY key")).rows;
       assert.deepEqual(
         versions.map((r) => r.key),
-        ['schema_version.archive', 'schema_version.progress', 'schema_version.queue', 'schema_version.review', 'schema_version.workflow'],
+        ['schema_version.archive', 'schema_version.host', 'schema_version.progress', 'schema_version.queue', 'schema_version.review', 'schema_version.workflow'],
       );
     } finally {
       await client.end();

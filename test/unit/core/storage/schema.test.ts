@@ -23,10 +23,10 @@ describe('schema written once for both engines', () => {
     );
   });
 
-  it('gives both engines the same streams, in the same order; only PostgreSQL has progress migrations 4 to 6 (narrow rows for ranked search, search versions, phrase words), only the embedded engine the host stream', () => {
+  it('gives both engines the same streams, in the same order; only PostgreSQL has progress migrations 4 to 6 (narrow rows for ranked search, search versions, phrase words)', () => {
     const outline = (streams: typeof SCHEMAS) => streams.map((s) => `${s.name}:${s.migrations.map((m) => m.version).join(',')}`);
-    // The embedded engine alone keeps the ledger host's write ids (a host serves only that engine).
+    // Both keep the ledger host's write ids (a host serves either engine).
     assert.deepEqual(outline(SCHEMAS), ['progress:1,2,3', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1', 'host:1']);
-    assert.deepEqual(outline(PG_SCHEMAS), ['progress:1,2,3,4,5,6', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1']);
+    assert.deepEqual(outline(PG_SCHEMAS), ['progress:1,2,3,4,5,6', 'queue:1,2', 'workflow:1', 'archive:1', 'review:1', 'host:1']);
   });
 });
