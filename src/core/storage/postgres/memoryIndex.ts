@@ -471,6 +471,19 @@ export class MemoryIndex {
     for (let d = 0; d < count; d++) if (starts[d + 1]! - starts[d]! > 1) this.addPairs(d, items.subarray(starts[d]!, starts[d + 1]!).sort());
   }
 
+  /**
+   * Runs one search of each shape a few times over the index just built, their answers dropped:
+   * the first searches people make then run compiled code instead of paying for its compiling
+   * (through MCP, phrases of two frequent words took 30 ms on a fresh host and 17 ms once warm).
+   * Tens of milliseconds at 100k entries, once per build.
+   */
+  warm(candidates: number): void {
+    const [a, b] = [...this.frequent.keys()].filter((lexeme) => /^[\p{L}\p{N}]+$/u.test(lexeme));
+    if (a === undefined || b === undefined) return;
+    const shapes = [`'${a}'`, `'${a}':A <-> '${b}':A | '${a}':B <-> '${b}':B`, `'${a}' & '${b}'`, `'${a}' | '${b}'`, `'${a}' & !'${b}'`, `'${a.slice(0, 2)}':*`];
+    for (let round = 0; round < 3; round++) for (const shape of shapes) this.search(shape, { projectId: undefined }, candidates, 0, 20);
+  }
+
   /** Records entry `doc`'s pairs from its frequent lexemes' items (pairItem), sorted. */
   private addPairs(doc: number, items: Int32Array): void {
     for (let i = 0; i < items.length; i++) {
