@@ -27,6 +27,8 @@ const FREQUENT_SHARE = 0.1;
 const FREQUENT_MIN = 64;
 /** Frequent lexemes kept at most (the most frequent): a pair's key holds each in 8 bits. */
 const MAX_FREQUENT = 64;
+/** The most the terms kept for frequent lexemes' lists may weigh (MemoryIndex.termed). */
+const TERMS_BUDGET = 32 << 20;
 /** MAXENTRYPOS: a position is 14 bits. */
 const MAX_ENTRY_POS = 1 << 14;
 
@@ -93,6 +95,23 @@ class Postings {
   /** Where the positions of the entry at index `at` end in `positions` (they start at starts[at]). */
   end(at: number): number {
     return at + 1 < this.docs.length ? this.starts.data[at + 1]! : this.positions.length;
+  }
+
+  /**
+   * calc_rank_or's terms (lexemeTerms) of the first `termed` entries, over the whole vector and
+   * over the title: kept for a list in a tenth of the entries or more once a search ranks by it
+   * (MemoryIndex.termed), which then reads them instead of walking each entry's positions again.
+   */
+  wholeTerms: Float64Array | undefined;
+  titleTerms: Float64Array | undefined;
+  termed = 0;
+
+  /** The terms of the entry at index `at` into `terms`: kept ones when there are, else computed. */
+  termsAt(at: number): void {
+    if (at < this.termed) {
+      terms.whole = this.wholeTerms![at]!;
+      terms.title = this.titleTerms![at]!;
+    } else lexemeTerms(this.positions.data, this.starts.data[at]!, this.end(at));
   }
 }
 
@@ -346,6 +365,9 @@ export class MemoryIndex {
     return this.docN.length;
   }
 
+  /** Bytes of the terms kept for frequent lexemes (termed), at most TERMS_BUDGET. */
+  private termBytes = 0;
+
   /** How many lexemes have their pairs kept (preparePairs). */
   get frequentCount(): number {
     return this.frequent.size;
@@ -447,6 +469,19 @@ export class MemoryIndex {
       }
     }
     for (let d = 0; d < count; d++) if (starts[d + 1]! - starts[d]! > 1) this.addPairs(d, items.subarray(starts[d]!, starts[d + 1]!).sort());
+  }
+
+  /**
+   * Runs one search of each shape a few times over the index just built, their answers dropped:
+   * the first searches people make then run compiled code instead of paying for its compiling
+   * (through MCP, phrases of two frequent words took 30 ms on a fresh host and 17 ms once warm).
+   * Tens of milliseconds at 100k entries, once per build.
+   */
+  warm(candidates: number): void {
+    const [a, b] = [...this.frequent.keys()].filter((lexeme) => /^[\p{L}\p{N}]+$/u.test(lexeme));
+    if (a === undefined || b === undefined) return;
+    const shapes = [`'${a}'`, `'${a}':A <-> '${b}':A | '${a}':B <-> '${b}':B`, `'${a}' & '${b}'`, `'${a}' | '${b}'`, `'${a}' & !'${b}'`, `'${a.slice(0, 2)}':*`];
+    for (let round = 0; round < 3; round++) for (const shape of shapes) this.search(shape, { projectId: undefined }, candidates, 0, 20);
   }
 
   /** Records entry `doc`'s pairs from its frequent lexemes' items (pairItem), sorted. */
@@ -718,7 +753,7 @@ export class MemoryIndex {
     const byKey = (x: number, y: number): number =>
       pre[y]! - pre[x]! || size[hits[x]!]! - size[hits[y]!]! || compareText(created[hits[y]!]!, created[hits[x]!]!) || ns[hits[y]!]! - ns[hits[x]!]!;
     if (hits.length <= k) return Array.from(hits, (_, i) => i).sort(byKey);
-    const edge = Float32Array.from(pre).sort()[hits.length - k]!;
+    const edge = select(Float32Array.from(pre), hits.length - k);
     const chosen: number[] = [];
     const tied: number[] = [];
     for (let i = 0; i < hits.length; i++) {
@@ -726,11 +761,47 @@ export class MemoryIndex {
       else if (pre[i] === edge) tied.push(i);
     }
     const need = k - chosen.length;
-    const sizes = Int32Array.from(tied, (i) => size[hits[i]!]!).sort();
-    const largest = sizes[need - 1]!;
+    const largest = select(
+      Int32Array.from(tied, (i) => size[hits[i]!]!),
+      need - 1,
+    );
     const smallest = tied.filter((i) => size[hits[i]!]! <= largest).sort(byKey);
     for (let j = 0; j < need; j++) chosen.push(smallest[j]!);
     return chosen.sort(byKey);
+  }
+
+  /**
+   * Keeps `list`'s terms (Postings.termsAt) up to its last entry when it is in a tenth of the
+   * entries or more: a search that ranks by a word in most entries otherwise walks the positions
+   * of each of them (ten or more in an entry for "the"), every time. 16 bytes an entry of the
+   * list, TERMS_BUDGET in all (the lists searched first keep theirs; 1.6 MB a list at 100k entries).
+   */
+  private termed(list: Postings): void {
+    const n = list.docs.length;
+    if (list.termed === n || n < Math.max(FREQUENT_MIN, FREQUENT_SHARE * this.docN.length)) return;
+    if (!list.wholeTerms || list.wholeTerms.length < n) {
+      const room = n + (n >> 3);
+      const grows = 16 * (room - (list.wholeTerms?.length ?? 0));
+      if (this.termBytes + grows > TERMS_BUDGET) return;
+      this.termBytes += grows;
+      // Doubles, as lexemeTerms gives them (tsrank.c divides by a double constant; the sum is float4).
+      const whole = new Float64Array(room);
+      const title = new Float64Array(room);
+      if (list.wholeTerms) {
+        whole.set(list.wholeTerms.subarray(0, list.termed));
+        title.set(list.titleTerms!.subarray(0, list.termed));
+      }
+      list.wholeTerms = whole;
+      list.titleTerms = title;
+    }
+    const ps = list.positions.data;
+    const starts = list.starts.data;
+    for (let at = list.termed; at < n; at++) {
+      lexemeTerms(ps, starts[at]!, list.end(at));
+      list.wholeTerms[at] = terms.whole;
+      list.titleTerms![at] = terms.title;
+    }
+    list.termed = n;
   }
 
   /**
@@ -742,13 +813,14 @@ export class MemoryIndex {
     const pre = new Float32Array(hits.length);
     const full = new Float32Array(hits.length);
     const add = (i: number, list: Postings, at: number): void => {
-      lexemeTerms(list.positions.data, list.starts.data[at]!, list.end(at));
+      list.termsAt(at);
       full[i] = f(full[i]! + terms.whole);
       if (terms.title !== 0) pre[i] = f(pre[i]! + terms.title);
     };
     let slot: Int32Array | undefined;
     for (const lists of operands) {
       for (const list of lists) {
+        this.termed(list);
         if (list.docs.length <= hits.length) {
           // A list no longer than the hits: walked whole, its entries found among the hits.
           if (!slot) {
@@ -794,7 +866,7 @@ export class MemoryIndex {
         for (let li = 0; li < lists.length; li++) {
           const at = locate(oi, li);
           if (at < 0) continue;
-          lexemeTerms(lists[li]!.positions.data, lists[li]!.starts.data[at]!, lists[li]!.end(at));
+          lists[li]!.termsAt(at);
           res = f(res + (title ? terms.title : terms.whole));
         }
       }
@@ -946,6 +1018,40 @@ function lexemeTerms(ps: Uint16Array, from: number, to: number): void {
   // Over the title alone every position weighs A: the first is the largest.
   const a = WEIGHTS[TITLE]!;
   terms.title = tj > 0 ? f(f(a + tres) - a) / 1.64493406685 : 0;
+}
+
+/**
+ * The value at index `k` of `a` sorted ascending (what `a.sort()[k]` gives), found by selection
+ * in linear time: `a` is reordered. No NaN (title scores and sizes have none).
+ */
+function select(a: Float32Array | Int32Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    // Median of three as the pivot, then Hoare's partition.
+    const mid = (lo + hi) >> 1;
+    const x = a[lo]!;
+    const y = a[mid]!;
+    const z = a[hi]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
 }
 
 function compareText(x: string, y: string): number {

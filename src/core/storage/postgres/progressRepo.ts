@@ -534,6 +534,7 @@ export class PgProgressStore implements ProgressStore {
         );
         index.preparePairs();
         index.trim();
+        index.warm(this.rankCandidates);
         m.index = index;
         m.epochs = epochs;
       } finally {
