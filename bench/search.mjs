@@ -373,7 +373,7 @@ async function main() {
       `${servers[k].label}: ${built === undefined ? 'no term index reported by its ledger host' : `term index built by its ledger host in ${built} ms`} (waited ${ms(performance.now() - t0)} ms)`,
     );
   }
-  // The embedded builds first, then with --postgres the stdio server and the team server on one database.
+  // The embedded builds first, then with --postgres on one database: the stdio server opening it itself, the stdio server through its ledger host, and the team server.
   const embedded = servers.length;
   const pgAt = embedded;
   const pgHostAt = embedded + 1;

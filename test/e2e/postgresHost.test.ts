@@ -40,7 +40,8 @@ function inRuntime<T>(runtime: string, fn: () => T): T {
   try {
     return fn();
   } finally {
-    process.env.XDG_RUNTIME_DIR = saved;
+    if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
+    else process.env.XDG_RUNTIME_DIR = saved;
   }
 }
 
