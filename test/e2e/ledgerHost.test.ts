@@ -10,28 +10,15 @@ import * as esbuild from 'esbuild';
 import { openLedger } from '../../src/core/storage/openLedger';
 import { hostPaths } from '../../src/core/host/paths';
 import { processAlive } from '../../src/core/host/ownerFile';
-import { HostConnection } from '../../src/core/host/client';
+import { connectedStandby, killWriters, ownerPid, runNode, startWriter, type Run, type Writer } from '../helpers/hostProcesses';
 import { httpClient, startHttpServer, type HttpServerProcess } from '../helpers/httpServer';
 import { cleanEnv, CLI, ROOT } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { copyShippedDist } from '../helpers/shippedDist';
 import { waitFor } from '../helpers/wait';
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function cli(script: string, args: string[], db: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, ...args], { env: cleanEnv({ AGENT_PROGRESS_DB_PATH: db, ...env }), cwd: path.dirname(db), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runNode(script, args, cleanEnv({ AGENT_PROGRESS_DB_PATH: db, ...env }), path.dirname(db));
 }
 
 /** Live processes running a ledger host (any build) for this ledger, found in /proc. */
@@ -73,11 +60,7 @@ function pidFile(db: string): { pid: number; build: number } | undefined {
 
 /** The pid the standby file names, if any. */
 function standbyFile(db: string): number | undefined {
-  try {
-    return (JSON.parse(fs.readFileSync(hostPaths(db).standby, 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
+  return ownerPid(hostPaths(db).standby);
 }
 
 /** Host processes of this ledger that are not its standby. */
@@ -86,16 +69,9 @@ function servingHosts(db: string): number[] {
   return hostProcesses(db).filter((pid) => pid !== standby);
 }
 
-/** The standby connected to the running host (asked in this process, without starting a host). */
-async function connectedStandby(db: string): Promise<number | undefined> {
-  const connection = new HostConnection({ file: db, start: false, reachTimeoutMs: 1_000 });
-  try {
-    return (await connection.status()).standby ?? undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await connection.close();
-  }
+/** The standby connected to the running host of ledger `db`. */
+function standbyOf(db: string): Promise<number | undefined> {
+  return connectedStandby({ file: db });
 }
 
 async function status(
@@ -108,36 +84,11 @@ async function status(
   return JSON.parse(run.stdout) as { running: boolean; pid?: number };
 }
 
-interface Writer {
-  child: ChildProcess;
-  acks: Map<string, number>;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
+/** Other processes a test starts, killed after it with the writers. */
 const running: ChildProcess[] = [];
 
-function startWriter(db: string, name: string, project: string): Writer {
-  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'hostWriter.cjs'), db, name, project], {
-    env: cleanEnv({ AGENT_PROGRESS_HOST_IDLE_MS: '60000' }),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  const acks = new Map<string, number>();
-  let buffer = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buffer += d.toString();
-    const lines = buffer.split('\n');
-    buffer = lines.pop()!;
-    for (const line of lines) {
-      const m = /^ack (\S+) (\d+)$/.exec(line);
-      if (m) acks.set(m[1]!, Number(m[2]));
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, acks, stderr: () => stderr, exited };
+function startHostWriter(db: string, name: string, project: string): Writer {
+  return startWriter(db, name, project, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
 }
 
 describe('the ledger host (real processes)', function () {
@@ -145,6 +96,7 @@ describe('the ledger host (real processes)', function () {
   // Writers of a failed test stop before their temp folders go (they would start hosts again).
   const servers: HttpServerProcess[] = [];
   afterEach(async () => {
+    killWriters();
     for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
     while (servers.length > 0) await servers.pop()!.stop();
   });
@@ -179,7 +131,7 @@ describe('the ledger host (real processes)', function () {
     const env = { AGENT_PROGRESS_HOST_IDLE_MS: '60000' };
     const made = await cli(CLI, ['create-project', 'busy'], db, env);
     assert.equal(made.status, 0, made.stderr);
-    const writer = startWriter(db, 'w', 'busy');
+    const writer = startHostWriter(db, 'w', 'busy');
     await waitFor(() => writer.acks.size >= 20, `20 acknowledged writes through the host (${writer.stderr()})`, 30_000);
     for (let i = 0; i < 3; i++) {
       const direct = await cli(CLI, ['log', '--project', 'busy', '--title', `direct ${i}`, '--content', 'beside the host'], db, { AGENT_PROGRESS_LEDGER_HOST: 'off' });
@@ -202,7 +154,7 @@ describe('the ledger host (real processes)', function () {
     const db = path.join(tempDir('ap-host-'), 'data.db');
     const made = await cli(CLI, ['create-project', 'kill'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
     assert.equal(made.status, 0, made.stderr);
-    const writers = Array.from({ length: 10 }, (_, i) => startWriter(db, `w${i}`, 'kill'));
+    const writers = Array.from({ length: 10 }, (_, i) => startHostWriter(db, `w${i}`, 'kill'));
     const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
     const killed: number[] = [];
     const takers: number[] = [];
@@ -218,7 +170,7 @@ describe('the ledger host (real processes)', function () {
         30_000,
       );
       // The host has its standby connected: the kill is the case it is there for.
-      const standby = await waitFor(() => connectedStandby(db), `the standby of host ${owner.pid} connected`, 30_000, 50).catch((err: Error) => {
+      const standby = await waitFor(() => standbyOf(db), `the standby of host ${owner.pid} connected`, 30_000, 50).catch((err: Error) => {
         throw new Error(`${err.message}\n${fs.readFileSync(hostPaths(db).log, 'utf8')}`);
       });
       takers.push(standby);
@@ -337,7 +289,7 @@ describe('the ledger host (real processes)', function () {
       define: { AGENT_PROGRESS_VERSION: JSON.stringify(pkg.version), AGENT_PROGRESS_BUILD: JSON.stringify(String(old.build + 86_400_000)) },
     });
     // Writers of the current build keep writing through the handover.
-    const writers = Array.from({ length: 3 }, (_, i) => startWriter(db, `s${i}`, 'skew'));
+    const writers = Array.from({ length: 3 }, (_, i) => startHostWriter(db, `s${i}`, 'skew'));
     const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
     await waitFor(() => total() >= 20, 'writes before the newer build arrives', 30_000);
     const run = await cli(path.join(newer, 'cli.js'), ['log', '--project', 'skew', '--title', 'from the newer build', '--content', 'x'], db, {
@@ -532,7 +484,7 @@ describe('the ledger host (real processes)', function () {
     const made = (await client.callTool({ name: 'create_project', arguments: { name: 'gone' } })) as { isError?: boolean };
     assert.ok(!made.isError, JSON.stringify(made));
     const host = pidFile(db)!.pid;
-    const standby = await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
+    const standby = await waitFor(() => standbyOf(db), 'the standby connected', 30_000, 50);
     // The host may be writing its fresh snapshot into it meanwhile (a file made during the removal: ENOTEMPTY).
     fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
@@ -553,7 +505,7 @@ describe('the ledger host (real processes)', function () {
     const run = await cli(CLI, ['log', '--project', 'p', '--title', 'replaced', '--content', 'x'], db, { AGENT_PROGRESS_HOST_IDLE_MS: '60000' });
     assert.equal(run.status, 0, run.stderr);
     const host = pidFile(db)!.pid;
-    const standby = await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
+    const standby = await waitFor(() => standbyOf(db), 'the standby connected', 30_000, 50);
     // The host may be writing its fresh snapshot into it meanwhile (a file made during the removal: ENOTEMPTY).
     fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     fs.mkdirSync(folder, { mode: 0o700 });
@@ -582,7 +534,7 @@ describe('the ledger host (real processes)', function () {
       const { client } = await httpClient(server.port);
       const made = (await client.callTool({ name: 'create_project', arguments: { name: 'flow' } })) as { isError?: boolean };
       assert.ok(!made.isError, JSON.stringify(made));
-      await waitFor(() => connectedStandby(db), 'the standby connected', 30_000, 50);
+      await waitFor(() => standbyOf(db), 'the standby connected', 30_000, 50);
       await client.close();
     });
 

@@ -7,15 +7,14 @@
 // living there. Every check waits for a condition with a deadline; nothing rests on a sleep.
 
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openLedger } from '../../src/core/storage/openLedger';
 import { hostPathsForUrl, type HostPaths } from '../../src/core/host/paths';
 import { processAlive } from '../../src/core/host/ownerFile';
-import { HostConnection } from '../../src/core/host/client';
+import { connectedStandby, killWriters, ownerPid, runNode, startWriter, type Run, type Writer } from '../helpers/hostProcesses';
 import { PG_TEST_PASSWORD, usePostgres } from '../helpers/postgres';
-import { call, cleanEnv, CLI, ROOT, startServer, type StdioServer } from '../helpers/stdioServer';
+import { call, cleanEnv, CLI, startServer, type StdioServer } from '../helpers/stdioServer';
 import { tempDir, useTempDirs } from '../helpers/tmp';
 import { waitFor } from '../helpers/wait';
 
@@ -49,21 +48,8 @@ function pathsOf(t: Target): HostPaths {
   return inRuntime(t.runtime, () => hostPathsForUrl(t.url));
 }
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function cli(t: Target, args: string[], extra: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(envOf(t, extra)), cwd: t.runtime, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runNode(CLI, args, cleanEnv(envOf(t, extra)), t.runtime);
 }
 
 interface Status {
@@ -106,30 +92,15 @@ function hostProcesses(t: Target): number[] {
   return pids;
 }
 
-function ownerPid(file: string): number | undefined {
-  try {
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Host processes that are not the standby (a standby that took over serves, its --standby argument notwithstanding). */
 function servingHosts(t: Target): number[] {
   const standby = ownerPid(pathsOf(t).standby);
   return hostProcesses(t).filter((pid) => pid !== standby);
 }
 
-/** The standby connected to the running host (asked from this process, without starting a host). */
-async function connectedStandby(t: Target): Promise<number | undefined> {
-  const connection = inRuntime(t.runtime, () => new HostConnection({ file: '', databaseUrl: t.url, start: false, reachTimeoutMs: 1_000 }));
-  try {
-    return (await connection.status()).standby ?? undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await connection.close();
-  }
+/** The standby connected to the running host (its paths taken in the test's runtime folder). */
+function standbyOf(t: Target): Promise<number | undefined> {
+  return inRuntime(t.runtime, () => connectedStandby({ file: '', databaseUrl: t.url }));
 }
 
 function hostLog(t: Target): string {
@@ -137,35 +108,9 @@ function hostLog(t: Target): string {
   return fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '(no host log)';
 }
 
-interface Writer {
-  child: ChildProcess;
-  acks: Map<string, number>;
-  stderr: () => string;
-}
-
-const running: ChildProcess[] = [];
-
 /** test/helpers/hostWriter.cjs on the PostgreSQL ledger: queues tasks NAME-i until its stdin closes. */
-function startWriter(t: Target, name: string, project: string): Writer {
-  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'hostWriter.cjs'), path.join(t.runtime, 'unused.db'), name, project], {
-    env: cleanEnv(envOf(t)),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  const acks = new Map<string, number>();
-  let buffer = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buffer += d.toString();
-    const lines = buffer.split('\n');
-    buffer = lines.pop()!;
-    for (const line of lines) {
-      const m = /^ack (\S+) (\d+)$/.exec(line);
-      if (m) acks.set(m[1]!, Number(m[2]));
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return { child, acks, stderr: () => stderr };
+function startPgWriter(t: Target, name: string, project: string): Writer {
+  return startWriter(path.join(t.runtime, 'unused.db'), name, project, envOf(t));
 }
 
 describe('the ledger host of a PostgreSQL ledger (real processes)', function () {
@@ -173,7 +118,7 @@ describe('the ledger host of a PostgreSQL ledger (real processes)', function () 
   const stdio: StdioServer[] = [];
   // Writers and servers of a failed test stop before their temp folders go (they would start hosts again).
   afterEach(async () => {
-    for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    killWriters();
     await Promise.all(stdio.splice(0).map((s) => s.close().catch(() => undefined)));
   });
   useTempDirs();
@@ -280,7 +225,7 @@ describe('the ledger host of a PostgreSQL ledger (real processes)', function () 
     assert.equal(logged.stderr, '', 'served by a host, not opened directly');
     const paths = pathsOf(t);
     const host = ownerPid(paths.pid)!;
-    const standby = await waitFor(() => connectedStandby(t), 'the standby connected', 30_000, 50);
+    const standby = await waitFor(() => standbyOf(t), 'the standby connected', 30_000, 50);
     assert.notEqual(standby, host);
     assert.deepEqual(hostProcesses(t).sort(), [host, standby].sort());
     for (const pid of [host, standby]) {
@@ -343,7 +288,7 @@ describe('the ledger host of a PostgreSQL ledger (real processes)', function () 
     const paths = pathsOf(t);
     const made = await cli(t, ['create-project', 'kill']);
     assert.equal(made.status, 0, made.stderr);
-    const writers = Array.from({ length: 10 }, (_, i) => startWriter(t, `w${i}`, 'kill'));
+    const writers = Array.from({ length: 10 }, (_, i) => startPgWriter(t, `w${i}`, 'kill'));
     const total = (): number => writers.reduce((n, w) => n + w.acks.size, 0);
     const said = (): string => writers.map((w) => w.stderr()).join('');
     const killed: number[] = [];
@@ -360,7 +305,7 @@ describe('the ledger host of a PostgreSQL ledger (real processes)', function () 
         30_000,
       );
       // The host has its standby connected: the kill is the case it is there for.
-      const standby = await waitFor(() => connectedStandby(t), `the standby of host ${owner} connected`, 30_000, 50).catch((err: Error) => {
+      const standby = await waitFor(() => standbyOf(t), `the standby of host ${owner} connected`, 30_000, 50).catch((err: Error) => {
         throw new Error(`${err.message}\n${hostLog(t)}`);
       });
       takers.push(standby);
@@ -414,7 +359,7 @@ describe('the ledger host of a PostgreSQL ledger (real processes)', function () 
     const logged = await cli(t, ['log', '--project', 'p', '--title', 'before the removal', '--content', 'x']);
     assert.equal(logged.status, 0, logged.stderr);
     const host = ownerPid(paths.pid)!;
-    const standby = await waitFor(() => connectedStandby(t), 'the standby connected', 30_000, 50);
+    const standby = await waitFor(() => standbyOf(t), 'the standby connected', 30_000, 50);
     assert.deepEqual(hostProcesses(t).sort(), [host, standby].sort());
     fs.rmSync(paths.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 10_000, 50);

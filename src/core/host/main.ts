@@ -24,13 +24,13 @@ function arg(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const databaseUrl = process.argv.includes('--postgres') ? process.env[HOST_DATABASE_URL_ENV] : undefined;
-  const file = databaseUrl ? '' : arg('--ledger');
-  if (!file && !databaseUrl) {
+  const file = arg('--ledger');
+  const paths = databaseUrl ? hostPathsForUrl(databaseUrl) : file ? hostPaths(file) : undefined;
+  if (!paths) {
     process.stderr.write(`usage: ledgerHost.js --ledger <file> [--idle-ms N] [--standby], or --postgres with ${HOST_DATABASE_URL_ENV} set\n`);
     process.exit(2);
   }
   const idle = Number(arg('--idle-ms'));
-  const paths = databaseUrl ? hostPathsForUrl(databaseUrl) : hostPaths(file!);
   // The ledger's folder as this host finds it (a standby: as its host found it). Served while it
   // stays that folder; a folder removed (a test's temp folder) or replaced is never written to.
   // A PostgreSQL ledger has no folder: its host folder stands in for it.

@@ -53,10 +53,12 @@ export function hostPaths(file: string): HostPaths {
   if (process.platform === 'win32') socket = `\\\\.\\pipe\\agent-progress-${hash}`;
   else if (Buffer.byteLength(path.join(dir, 'sock')) <= MAX_SOCKET_PATH) socket = path.join(dir, 'sock');
   else socket = path.join(runtimeDir(), `${hash}.sock`);
+  return { ledger, dir, socket, ...folderFiles(dir) };
+}
+
+/** The files a host folder holds beside its socket. */
+function folderFiles(dir: string): Pick<HostPaths, 'pid' | 'token' | 'startLock' | 'standby' | 'handover' | 'log'> {
   return {
-    ledger,
-    dir,
-    socket,
     pid: path.join(dir, 'host.pid'),
     token: path.join(dir, 'token'),
     startLock: path.join(dir, 'start.lock'),
@@ -73,21 +75,11 @@ export function hostPaths(file: string): HostPaths {
  * folder and its socket are made and checked as a ledger file's are; no file of the database is.
  */
 export function hostPathsForUrl(url: string): HostPaths {
-  const hash = createHash('sha256').update(url.trim()).digest('hex').slice(0, 24);
+  const databaseUrl = url.trim();
+  const hash = createHash('sha256').update(databaseUrl).digest('hex').slice(0, 24);
   const dir = path.join(runtimeDir(), `pg-${hash}`);
   const socket = process.platform === 'win32' ? `\\\\.\\pipe\\agent-progress-pg-${hash}` : path.join(dir, 'sock');
-  return {
-    ledger: redactUrl(url.trim()),
-    databaseUrl: url.trim(),
-    dir,
-    socket,
-    pid: path.join(dir, 'host.pid'),
-    token: path.join(dir, 'token'),
-    startLock: path.join(dir, 'start.lock'),
-    standby: path.join(dir, 'standby.pid'),
-    handover: path.join(dir, 'handover'),
-    log: path.join(dir, 'host.log'),
-  };
+  return { ledger: redactUrl(databaseUrl), databaseUrl, dir, socket, ...folderFiles(dir) };
 }
 
 /**

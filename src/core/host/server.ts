@@ -17,7 +17,7 @@ import type * as EngineModule from '../storage/sqlite/engine';
 import { writeContext } from '../storage/writeContext';
 import { FILE_MODE, folderIdentity, writeFileAtomicSync } from '../storage/files';
 import { VERSION } from '../version';
-import { ensureOwnPrivateDir, hostPaths, type HostPaths } from './paths';
+import { ensureOwnPrivateDir, hostPaths, servedFolder, type HostPaths } from './paths';
 import { createOwnerFile, processAlive, readOwnerFile, removeIfSame, type Owner } from './ownerFile';
 import { spawnDetached, type HostCommand } from './start';
 import {
@@ -529,14 +529,15 @@ class Host {
   }
 
   /**
-   * Why this host must stop serving at once: the ledger's folder or its own folder is gone or
-   * another one, or the ledger file was removed. Two or three stats: run on each tick and call.
+   * Why this host must stop serving at once: the folder it serves or its own folder is gone or
+   * another one, or the ledger file was removed. A PostgreSQL ledger's host serves its own folder
+   * (servedFolder), and there is no file. One to three stats: run on each tick and call.
    */
   private gone(): string | undefined {
-    if (this.paths.databaseUrl) return folderIdentity(this.paths.dir) !== this.options.folder ? `its folder ${this.paths.dir} was removed or replaced` : undefined;
-    const ledgerDir = path.dirname(this.paths.ledger);
-    if (folderIdentity(ledgerDir) !== this.options.folder) return `the ledger folder ${ledgerDir} was removed or replaced`;
+    const served = servedFolder(this.paths);
+    if (served !== this.paths.dir && folderIdentity(served) !== this.options.folder) return `the ledger folder ${served} was removed or replaced`;
     if (folderIdentity(this.paths.dir) !== this.hostDir) return `its folder ${this.paths.dir} was removed or replaced`;
+    if (this.paths.databaseUrl) return undefined;
     const exists = fs.existsSync(this.paths.ledger);
     if (this.ledgerFileSeen && !exists) return `the ledger file ${this.paths.ledger} was removed`;
     this.ledgerFileSeen ||= exists;

@@ -5,17 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { ledgerBackend, setLedgerBackend } from '../../helpers/inMemoryServer';
 import { hostsOpened } from '../../../src/core/host/client';
-
-const FILES = [
-  './server.test',
-  './queueTools.test',
-  './queueGuards.test',
-  './workflowServer.test',
-  './reviewServer.test',
-  './agentFacing.test',
-  './progressProperties.test',
-  './queueProperties.test',
-];
+import { registerToolTestsAgain } from '../../helpers/mcpModes';
 
 describe('MCP tools with the ledger through a ledger host', function () {
   this.timeout(120_000);
@@ -25,12 +15,7 @@ describe('MCP tools with the ledger through a ledger host', function () {
     setLedgerBackend('host');
   });
   after(() => setLedgerBackend('sqlite'));
-  for (const file of FILES) {
-    delete require.cache[require.resolve(file)];
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- mocha registers a file's suites when it is required
-    require(file);
-    delete require.cache[require.resolve(file)];
-  }
+  registerToolTestsAgain();
   describe('afterwards', () => {
     it("opened those servers' ledgers through a host", () => {
       assert.equal(ledgerBackend(), 'host');

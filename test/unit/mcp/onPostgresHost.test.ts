@@ -8,17 +8,7 @@ import * as assert from 'node:assert/strict';
 import { ledgerBackend, setLedgerBackend } from '../../helpers/inMemoryServer';
 import { databasesCreated, usePostgres } from '../../helpers/postgres';
 import { hostsOpened } from '../../../src/core/host/client';
-
-const FILES = [
-  './server.test',
-  './queueTools.test',
-  './queueGuards.test',
-  './workflowServer.test',
-  './reviewServer.test',
-  './agentFacing.test',
-  './progressProperties.test',
-  './queueProperties.test',
-];
+import { registerToolTestsAgain } from '../../helpers/mcpModes';
 
 describe('MCP tools with the ledger on PostgreSQL through a ledger host', function () {
   this.timeout(120_000);
@@ -31,12 +21,7 @@ describe('MCP tools with the ledger on PostgreSQL through a ledger host', functi
     setLedgerBackend('postgres-host');
   });
   after(() => setLedgerBackend('sqlite'));
-  for (const file of FILES) {
-    delete require.cache[require.resolve(file)];
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- mocha registers a file's suites when it is required
-    require(file);
-    delete require.cache[require.resolve(file)];
-  }
+  registerToolTestsAgain();
   describe('afterwards', () => {
     it("opened those servers' PostgreSQL ledgers through a host", () => {
       assert.equal(ledgerBackend(), 'postgres-host');
