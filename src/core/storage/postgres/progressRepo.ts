@@ -12,6 +12,8 @@ import { writePgEntry } from './entryWriter';
 import { runAsync, type AsyncTx } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 import { MemoryIndex, type IndexAnswer, type IndexRow } from './memoryIndex';
+import { snippetOf } from './snippet';
+import { parseFullText } from '../sqlite/search';
 
 interface Filter {
   where: string[];
@@ -783,7 +785,7 @@ export class PgProgressStore implements ProgressStore {
         }
         const last = order[order.length - 1]!;
         const kth = last.kth ? [Number(last.kth.pre), Number(last.kth.search_size), last.kth.created_at, BigInt(last.kth.n)] : null;
-        return this.rankedAnswer(tx, q, tsquery, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
+        return this.rankedAnswer(tx, q, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
       },
       { indexScans: true },
     );
@@ -794,23 +796,14 @@ export class PgProgressStore implements ProgressStore {
    * snippets, and what saving the answer takes (the token and counters of `snap`, read in the
    * same statement as the order).
    */
-  private async rankedAnswer(
-    tx: PgReadTx,
-    q: EntryQuery,
-    tsquery: string,
-    order: readonly RankedHit[],
-    total: number,
-    snap: Snapshot | null,
-    cands: number,
-    kth: OrderKey | null,
-  ): Promise<Answer> {
-    const rows = await tx.all<ListingRow & { n: string }>(
-      `SELECT ${LISTING_COLUMNS}, e.n,
-              ts_headline('simple', CASE WHEN ts_filter(e.search, '{b}') @@ to_tsquery('simple', ?) THEN e.content ELSE e.title END, to_tsquery('simple', ?),
-                          'StartSel="", StopSel="", MaxWords=14, MinWords=5, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "') AS snippet
-         FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
-      [tsquery, tsquery, ...order.map((r) => r.n)],
+  private async rankedAnswer(tx: PgReadTx, q: EntryQuery, order: readonly RankedHit[], total: number, snap: Snapshot | null, cands: number, kth: OrderKey | null): Promise<Answer> {
+    const rows = await tx.all<ListingRow & { n: string; content: string }>(
+      `SELECT ${LISTING_COLUMNS}, e.n, e.content FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
+      order.map((r) => r.n),
     );
+    // The snippets are made here (snippet.ts), not by ts_headline: the page's texts parsed once, in JavaScript.
+    const query = parseFullText(q.text ?? '');
+    for (const r of rows) r.snippet = query ? snippetOf(query, r.title, r.content) : undefined;
     const byN = new Map(rows.map((r) => [String(r.n), r]));
     // An entry deleted between the two statements is left out, and the answer is not saved.
     const kept = order.filter((r) => byN.has(String(r.n)));
@@ -879,7 +872,7 @@ export class PgProgressStore implements ProgressStore {
         created_at: r.createdAt,
       }));
       const kth = found.kth ? [pgReal(found.kth.pre), found.kth.searchSize, found.kth.createdAt, BigInt(found.kth.n)] : null;
-      return this.rankedAnswer(tx, q, tsquery, order, found.total, row.snap, found.cands, kth);
+      return this.rankedAnswer(tx, q, order, found.total, row.snap, found.cands, kth);
     });
   }
 
