@@ -133,6 +133,8 @@ for (const stage of stages) {
       failed += counts.failures;
       if (run.status !== 0 && counts.failures === 0) failed += 1; // the runner itself failed (load error, process left behind)
       report.push(`${stage.name}: ${counts.passes} passed, ${counts.failures} failed (${seconds} s)`);
+      // The failures again at the end, where a log cut to its last lines still shows them.
+      for (const f of counts.failed ?? []) report.push(`  failed: ${f.title}: ${String(f.message).split('\n').slice(0, 4).join(' | ').slice(0, 400)}`);
     } else {
       failed += 1;
       report.push(`${stage.name}: did not run (exit ${run.status}) (${seconds} s)`);

@@ -562,6 +562,9 @@ function searchIndexMetrics(stats: MemoryIndexStats | undefined): string {
     '# HELP agent_progress_search_index_answers_total Ranked searches answered from the index (the others from PostgreSQL).',
     '# TYPE agent_progress_search_index_answers_total counter',
     `agent_progress_search_index_answers_total ${stats.answers}`,
+    '# HELP agent_progress_search_index_builds_total Builds of the index ended (at start, then after entries were deleted or changed).',
+    '# TYPE agent_progress_search_index_builds_total counter',
+    `agent_progress_search_index_builds_total ${stats.builds}`,
     '',
   ].join('\n');
 }

@@ -201,6 +201,20 @@ describe('the team deployment on PostgreSQL', function () {
       const after = await metrics(team.port);
       assert.equal(metric(after, 'agent_progress_search_index_entries'), 301);
       assert.ok(metric(after, 'agent_progress_search_index_answers_total')! >= answered + 2);
+      // Twenty entries of two projects written at once: the index adds them all without being
+      // built again (a commit out of order is forced in pgMemoryIndex.test.ts; here it may not happen).
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          a.client.callTool({ name: 'log_progress', arguments: { projectId: i % 2 ? 'shop' : 'ops', title: `Quokka ${i}`, content: 'quokka burst' } }),
+        ),
+      );
+      for (const r of burst) assert.ok(!r.isError, JSON.stringify(r.content));
+      for (const projectId of ['shop', 'ops']) {
+        assert.equal(await search(a.client, { projectId, text: 'quokka', limit: 20 }), await search(undefined, { projectId, text: 'quokka', limit: 20 }));
+      }
+      const burstMetrics = await metrics(team.port);
+      assert.equal(metric(burstMetrics, 'agent_progress_search_index_entries'), 321);
+      assert.equal(metric(burstMetrics, 'agent_progress_search_index_builds_total'), 1, 'built once, at start');
       // AGENT_PROGRESS_SEARCH_INDEX=off: no index, nothing about one in /metrics.
       assert.equal(metric(await metrics(off.port), 'agent_progress_search_index_entries'), undefined);
       assert.doesNotMatch(off.stderr(), /Ranked search answers from memory/);

@@ -46,6 +46,8 @@ export interface MemoryIndexStats {
   /** Lexemes frequent enough for their pairs to be kept (phrases of two of them are read from those). */
   frequent: number;
   building: boolean;
+  /** Builds ended (the first at start; another after entries were deleted or changed, or too many written since). */
+  builds: number;
 }
 
 export interface LedgerChange {

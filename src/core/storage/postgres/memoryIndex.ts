@@ -31,6 +31,13 @@ const MAX_FREQUENT = 64;
 const TERMS_BUDGET = 32 << 20;
 /** MAXENTRYPOS: a position is 14 bits. */
 const MAX_ENTRY_POS = 1 << 14;
+/**
+ * How far below the largest entry number held a number not held is still read by searches (a
+ * write that commits later than this many entries numbered after it makes the index build again),
+ * and how many such numbers at most.
+ */
+const HOLE_WINDOW = 256;
+const MAX_HOLES = 64;
 
 /** An entry as the index reads it. */
 export interface IndexRow {
@@ -351,6 +358,13 @@ export class MemoryIndex {
   readonly held = new Map<string, number>();
   /** The largest entry number held. */
   maxN = 0;
+  /**
+   * Numbers below maxN, and within HOLE_WINDOW of it, of entries not held, ascending: numbers
+   * taken by writes not yet committed when the index read past them (two projects written at
+   * once commit in either order), or by writes rolled back. A search reads them beside the
+   * entries numbered above maxN (holeList), and add() takes one that has committed since.
+   */
+  private readonly holes: number[] = [];
   /** The frequent lexemes (chosen as a build ends: preparePairs), by their number in a pair's key. */
   private frequent = new Map<string, number>();
   /**
@@ -383,10 +397,27 @@ export class MemoryIndex {
     for (const column of [this.docN, this.docProject, this.docLength, this.docNorm, this.docSize, this.docTitleSize, this.docOdd, ...this.pairs.values()]) column.trim();
   }
 
-  /** Adds entries numbered above every one held, in order. */
+  /** The holes, as a PostgreSQL array of bigint. */
+  holeList(): string {
+    return `{${this.holes.join(',')}}`;
+  }
+
+  /**
+   * Adds an entry numbered above every one held or one of the holes, in order of their numbers;
+   * the numbers skipped over become holes.
+   */
   add(row: IndexRow): void {
     const n = Number(row.n);
-    if (!(n > this.maxN)) throw new Error(`entry ${n} is not after ${this.maxN}`);
+    if (n > this.maxN) {
+      for (let k = Math.max(this.maxN + 1, n - HOLE_WINDOW); k < n; k++) this.holes.push(k);
+      let gone = 0;
+      while (gone < this.holes.length && (this.holes[gone]! <= n - HOLE_WINDOW || this.holes.length - gone > MAX_HOLES)) gone++;
+      if (gone > 0) this.holes.splice(0, gone);
+    } else {
+      const at = this.holes.indexOf(n);
+      if (at < 0) throw new Error(`entry ${n} is neither after ${this.maxN} nor a hole below it`);
+      this.holes.splice(at, 1);
+    }
     const doc = this.docN.length;
     let project = this.projectIndex.get(row.project_id);
     if (project === undefined) {
@@ -436,7 +467,7 @@ export class MemoryIndex {
     this.docSize.push(lexemes);
     this.docTitleSize.push(titled);
     this.docOdd.push(odd);
-    this.maxN = n;
+    if (n > this.maxN) this.maxN = n;
     this.held.set(row.project_id, (this.held.get(row.project_id) ?? 0) + 1);
   }
 

@@ -12,6 +12,8 @@ import { writePgEntry } from './entryWriter';
 import { runAsync, type AsyncTx } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 import { MemoryIndex, type IndexAnswer, type IndexRow } from './memoryIndex';
+import { snippetOf } from './snippet';
+import { parseFullText } from '../sqlite/search';
 
 interface Filter {
   where: string[];
@@ -278,9 +280,16 @@ export const RANK_CANDIDATES = 1000;
 /** Entries the memory index reads per statement when it is built. */
 const INDEX_BATCH = 5000;
 
-/** The memory index's rows (IndexRow) numbered above a parameter, in order, at most `limit` of them. */
-function indexRowsSql(limit: number): string {
-  return `SELECT n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${limit}`;
+/**
+ * The memory index's rows (IndexRow) numbered above a parameter, in order, at most `limit` of them;
+ * with `holes`, also those whose numbers a second parameter lists (MemoryIndex.holeList).
+ */
+function indexRowsSql(limit: number, holes = false): string {
+  const columns = 'n::text AS n, project_id, created_at, search::text AS search, phrase_words IS NOT NULL AS lost';
+  if (!holes) return `SELECT ${columns} FROM log_entries e WHERE e.n > ? ORDER BY e.n LIMIT ${limit}`;
+  // Two scans of the primary key: one WHERE with an OR of both is planned as a scan of every entry.
+  return `SELECT * FROM ((SELECT ${columns} FROM log_entries WHERE n > ? ORDER BY n LIMIT ${limit})
+                         UNION ALL (SELECT ${columns} FROM log_entries WHERE n = ANY(?::bigint[]))) e`;
 }
 /** Entries written since it was built that a search adds to the memory index itself; more, and it is built again meanwhile. */
 const INDEX_CATCH_UP = 1000;
@@ -332,7 +341,7 @@ export class PgProgressStore implements ProgressStore {
   phraseWordsPass: Promise<number> | undefined;
 
   /** Searches answered from a saved answer, and how many of those grew over entries added first (tests read them). */
-  readonly stats = { savedAnswers: 0, grown: 0, indexAnswers: 0 };
+  readonly stats = { savedAnswers: 0, grown: 0, indexAnswers: 0, indexBuilds: 0 };
   /** Answers of earlier searches by query, least recently used first (searchEntries). */
   private readonly saved = new Map<string, SavedAnswer>();
 
@@ -493,7 +502,9 @@ export class PgProgressStore implements ProgressStore {
 
   memoryIndexStats(): MemoryIndexStats | undefined {
     const m = this.memory;
-    return m ? { entries: m.index?.size ?? 0, answers: this.stats.indexAnswers, building: m.building !== undefined, frequent: m.index?.frequentCount ?? 0 } : undefined;
+    return m
+      ? { entries: m.index?.size ?? 0, answers: this.stats.indexAnswers, building: m.building !== undefined, frequent: m.index?.frequentCount ?? 0, builds: this.stats.indexBuilds }
+      : undefined;
   }
 
   /**
@@ -537,6 +548,7 @@ export class PgProgressStore implements ProgressStore {
         index.warm(this.rankCandidates);
         m.index = index;
         m.epochs = epochs;
+        this.stats.indexBuilds++;
       } finally {
         m.building = undefined;
       }
@@ -773,7 +785,7 @@ export class PgProgressStore implements ProgressStore {
         }
         const last = order[order.length - 1]!;
         const kth = last.kth ? [Number(last.kth.pre), Number(last.kth.search_size), last.kth.created_at, BigInt(last.kth.n)] : null;
-        return this.rankedAnswer(tx, q, tsquery, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
+        return this.rankedAnswer(tx, q, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
       },
       { indexScans: true },
     );
@@ -784,23 +796,14 @@ export class PgProgressStore implements ProgressStore {
    * snippets, and what saving the answer takes (the token and counters of `snap`, read in the
    * same statement as the order).
    */
-  private async rankedAnswer(
-    tx: PgReadTx,
-    q: EntryQuery,
-    tsquery: string,
-    order: readonly RankedHit[],
-    total: number,
-    snap: Snapshot | null,
-    cands: number,
-    kth: OrderKey | null,
-  ): Promise<Answer> {
-    const rows = await tx.all<ListingRow & { n: string }>(
-      `SELECT ${LISTING_COLUMNS}, e.n,
-              ts_headline('simple', CASE WHEN ts_filter(e.search, '{b}') @@ to_tsquery('simple', ?) THEN e.content ELSE e.title END, to_tsquery('simple', ?),
-                          'StartSel="", StopSel="", MaxWords=14, MinWords=5, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "') AS snippet
-         FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
-      [tsquery, tsquery, ...order.map((r) => r.n)],
+  private async rankedAnswer(tx: PgReadTx, q: EntryQuery, order: readonly RankedHit[], total: number, snap: Snapshot | null, cands: number, kth: OrderKey | null): Promise<Answer> {
+    const rows = await tx.all<ListingRow & { n: string; content: string }>(
+      `SELECT ${LISTING_COLUMNS}, e.n, e.content FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
+      order.map((r) => r.n),
     );
+    // The snippets are made here (snippet.ts), not by ts_headline: the page's texts parsed once, in JavaScript.
+    const query = parseFullText(q.text ?? '');
+    for (const r of rows) r.snippet = query ? snippetOf(query, r.title, r.content) : undefined;
     const byN = new Map(rows.map((r) => [String(r.n), r]));
     // An entry deleted between the two statements is left out, and the answer is not saved.
     const kept = order.filter((r) => byN.has(String(r.n)));
@@ -826,8 +829,9 @@ export class PgProgressStore implements ProgressStore {
    * A ranked page from the memory index, the same as rankedPage's (memoryIndex.ts), or undefined
    * when the index cannot tell it (SQL answers). One statement reads the search's snapshot, the
    * query as PostgreSQL parses it, the projects' counters and the entries written since the
-   * index last read: added to it when they are all the projects' counters grew by, else (an
-   * entry deleted or changed, one committed under a smaller number, too many) the index is built
+   * index last read (numbered above every entry it holds, or in its holes: committed late under
+   * a smaller number): added to it when they are all the projects' counters grew by, else (an
+   * entry deleted or changed, one committed far too late, too many) the index is built
    * again in the background and SQL answers meanwhile. Searches take turns from that statement to
    * the ranking (MemoryState.turn); the page's rows are read after.
    */
@@ -839,8 +843,8 @@ export class PgProgressStore implements ProgressStore {
         tx.get<{ snap: Snapshot | null; query: string; projects: ProjectCounters[]; newer: IndexRow[] }>(
           `SELECT ${snap.sql} AS snap, to_tsquery('simple', ?)::text AS query,
                 (SELECT coalesce(json_agg(json_build_object('project_id', project_id, 'entry_count', entry_count, 'search_epoch', search_epoch::text)), '[]') FROM projects) AS projects,
-                (SELECT coalesce(json_agg(r ORDER BY r.n::bigint), '[]') FROM (${indexRowsSql(INDEX_CATCH_UP + 1)}) r) AS newer`,
-          [...snap.params, tsquery, String(index.maxN)],
+                (SELECT coalesce(json_agg(r ORDER BY r.n::bigint), '[]') FROM (${indexRowsSql(INDEX_CATCH_UP + 1, true)}) r) AS newer`,
+          [...snap.params, tsquery, String(index.maxN), index.holeList()],
         ),
       );
       if (!row || m.index !== index) return undefined;
@@ -868,12 +872,13 @@ export class PgProgressStore implements ProgressStore {
         created_at: r.createdAt,
       }));
       const kth = found.kth ? [pgReal(found.kth.pre), found.kth.searchSize, found.kth.createdAt, BigInt(found.kth.n)] : null;
-      return this.rankedAnswer(tx, q, tsquery, order, found.total, row.snap, found.cands, kth);
+      return this.rankedAnswer(tx, q, order, found.total, row.snap, found.cands, kth);
     });
   }
 
   /**
-   * Adds to the index the entries written since it read (`newer`, by entry number), when they are
+   * Adds to the index the entries written since it read (`newer`, by entry number, those of its
+   * holes first), when they are
    * exactly what each project's counters grew by and no project's search_epoch moved (nothing
    * deleted or changed in place); false when the index must be built again.
    */

@@ -102,7 +102,7 @@ function phrase(words: string[], prefix: boolean): string {
 }
 
 /** A phrase's words as the stored vectors and phrase words hold them (diacritics removed). */
-function phraseWords(p: Phrase): string[] {
+export function phraseWords(p: Phrase): string[] {
   // The parser keeps a word's diacritics; the stored vectors have them removed (wordsOf).
   const words = wordsOf(p.words.join(' '));
   return words.length > 0 ? words : p.words.map((w) => w.toLowerCase());

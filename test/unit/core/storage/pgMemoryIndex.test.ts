@@ -16,7 +16,9 @@ import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
 import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
 import type { Ledger } from '../../../../src/core/storage/store';
-import type { EntryPage, EntryQuery } from '../../../../src/core/progress/types';
+import { writePgEntry } from '../../../../src/core/storage/postgres/entryWriter';
+import { runAsync, type AsyncTx } from '../../../../src/core/storage/sql/statements';
+import type { EntryPage, EntryQuery, NewEntry } from '../../../../src/core/progress/types';
 import { usePostgres } from '../../../helpers/postgres';
 import { useTempDirs } from '../../../helpers/tmp';
 import { BASE, extraDoc, makeCorpus, POSITION_QUERIES, positionDocs, queriesFor, rng, run, tokens, vocabulary, type Doc } from '../../../helpers/searchCorpus';
@@ -507,6 +509,96 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     const before = indexed.stats.indexAnswers;
     await same(engine, indexed, plain, { projectId: 'p', text: `"${w0} ${w1}"`, limit: 30 });
     assert.equal(indexed.stats.indexAnswers, before, 'a phrase over it goes by SQL');
+  });
+
+  it('adds an entry committed after one numbered above it (two projects written at once) and keeps answering from the index, with no rebuild', async () => {
+    const { l, words } = await corpusLedger(handDocs);
+    const engine = engineOf(l);
+    const { plain, indexed } = await storesOf(l);
+    const rare = words[300]!;
+    const built = indexed.memoryIndexStats()!.builds;
+    const entry = (id: string, projectId: string, minute: number): NewEntry => ({
+      id,
+      projectId,
+      title: `${rare} quokka ${id}`,
+      content: `${words[0]!} quokka`,
+      createdAt: at(minute),
+      tags: [],
+      agentId: null,
+    });
+    const gates: (() => void)[] = [];
+    /** A write of `e` that takes its number, then stays open until `release` (its commit comes later). */
+    const held = (e: NewEntry): { inserted: Promise<void>; release: () => void; done: Promise<void> } => {
+      let inserted!: () => void;
+      let release!: () => void;
+      const insertedP = new Promise<void>((r) => (inserted = r));
+      const gate = new Promise<void>((r) => (release = r));
+      gates.push(release);
+      const done = engine.write(async (tx) => {
+        await runAsync(writePgEntry({ ...e, summary: null, summarySource: null }), tx as AsyncTx);
+        inserted();
+        await gate;
+      });
+      return { inserted: insertedP, release, done };
+    };
+    const numbers = async (): Promise<Map<string, number>> =>
+      new Map(
+        (await engine.read((tx) => tx.all<{ id: string; n: string }>("SELECT id, n::text AS n FROM log_entries WHERE id LIKE 'late-%' OR id LIKE 'early-%'"))).map((r) => [
+          r.id,
+          Number(r.n),
+        ]),
+      );
+
+    // A failed assertion must not leave a write open: the ledger's close would wait for it.
+    try {
+      // 'late-1' (project 'p') takes its number first; 'early-2' ('q', numbered after it) commits first.
+      const late = held(entry('late-1', 'p', 700));
+      await late.inserted;
+      await l.progress.insertEntry(entry('early-2', 'q', 701));
+      await fromIndex(engine, indexed, plain, { projectId: undefined, text: 'quokka', limit: 10 });
+      assert.deepEqual(ids(await indexed.searchEntries({ projectId: undefined, text: `quokka ${rare}`, limit: 10 })), ['early-2']);
+      late.release();
+      await late.done;
+      const n = await numbers();
+      assert.ok(n.get('late-1')! < n.get('early-2')!, `late-1 is numbered before early-2: ${JSON.stringify([...n])}`);
+      // The index adds late-1 below the number it holds already; no rebuild, no SQL.
+      await fromIndex(engine, indexed, plain, { projectId: undefined, text: 'quokka', limit: 11 });
+      await fromIndex(engine, indexed, plain, { projectId: 'p', text: `${rare} quokka`, limit: 12 });
+      assert.deepEqual(ids(await indexed.searchEntries({ projectId: undefined, text: 'quokka', limit: 13 })).sort(), ['early-2', 'late-1']);
+
+      // Three at once, committed in reverse order, one of them rolled back (its number is never used).
+      const a = held(entry('late-3', 'p', 702));
+      await a.inserted;
+      const b = held(entry('late-4', 'r', 703));
+      await b.inserted;
+      const failed = engine
+        .write(async (tx) => {
+          await runAsync(writePgEntry({ ...entry('late-5', 's', 704), summary: null, summarySource: null }), tx as AsyncTx);
+          throw new Error('rolled back');
+        })
+        .catch((err: Error) => err.message);
+      assert.match(await failed, /rolled back/);
+      await l.progress.insertEntry(entry('early-6', 'q', 705));
+      await fromIndex(engine, indexed, plain, { projectId: undefined, text: 'quokka', limit: 14 });
+      b.release();
+      await b.done;
+      await fromIndex(engine, indexed, plain, { projectId: undefined, text: 'quokka', limit: 15 });
+      a.release();
+      await a.done;
+      await fromIndex(engine, indexed, plain, { projectId: undefined, text: 'quokka', limit: 16 });
+      await fromIndex(engine, indexed, plain, { projectId: 'r', text: 'quokka', limit: 16 });
+      const all = await indexed.searchEntries({ projectId: undefined, text: 'quokka', limit: 17 });
+      assert.deepEqual(ids(all).sort(), ['early-2', 'early-6', 'late-1', 'late-3', 'late-4']);
+      const stats = indexed.memoryIndexStats()!;
+      assert.equal(stats.builds, built, 'never built again');
+      assert.equal(stats.building, false);
+      assert.equal(
+        stats.entries,
+        (await l.progress.listProjects()).reduce((k, p) => k + p.entryCount, 0),
+      );
+    } finally {
+      for (const release of gates) release();
+    }
   });
 
   it('answers by SQL after an archive and a restore, and from the index again once rebuilt', async () => {
