@@ -37,7 +37,7 @@ interface Words {
 
 const RUN = /[\p{L}\p{N}\p{M}]+/gu;
 const ASCII_RUN = /[A-Za-z0-9]+/g;
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 function tokensOf(text: string): Token[] {
   const tokens: Token[] = [];
