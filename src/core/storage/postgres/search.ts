@@ -9,9 +9,14 @@ import { parseFullText, type FullTextQuery, type Phrase } from '../sqlite/search
 
 const RUN = /[\p{L}\p{N}]+/gu;
 
+/** Text with its diacritics removed, lowercased: as unicode61 folds a word. */
+export function unaccented(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
 /** The words of a text as unicode61 reads them: diacritics removed, lowercased. */
 function wordsOf(text: string): string[] {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(RUN) ?? [];
+  return unaccented(text).match(RUN) ?? [];
 }
 
 /** The words of a text, space-separated: what to_tsvector('simple', ...) indexes. */
@@ -131,6 +136,8 @@ export interface FullTextCondition {
   sql: string;
   params: string[];
   tsquery: string;
+  /** The text as parseFullText read it (the snippets are made from it: snippet.ts). */
+  query: FullTextQuery;
 }
 
 const REGEX_SPECIAL = /[\\^$.|?*+()[\]{}]/g;
@@ -160,7 +167,7 @@ export function fullTextCondition(text: string): FullTextCondition | undefined {
   if (!query) return undefined;
   const tsquery = tsQueryOf(query);
   const multi = (p: Phrase): boolean => phraseWords(p).length > 1;
-  if (!query.phrases.some(multi) && !query.negatives.some(multi)) return { sql: "e.search @@ to_tsquery('simple', ?)", params: [tsquery], tsquery };
+  if (!query.phrases.some(multi) && !query.negatives.some(multi)) return { sql: "e.search @@ to_tsquery('simple', ?)", params: [tsquery], tsquery, query };
   const relaxed = query.groups.map((g) => `(${g.flatMap((p) => lexemes(phraseWords(p), p.prefix)).join(' & ')})`).join(' | ');
   const params: string[] = [relaxed, tsquery];
   const condition = (p: Phrase): string => {
@@ -178,6 +185,7 @@ export function fullTextCondition(text: string): FullTextCondition | undefined {
     sql: `e.search @@ to_tsquery('simple', ?) AND CASE WHEN e.phrase_words IS NULL THEN e.search @@ to_tsquery('simple', ?) ELSE ${exact} END`,
     params,
     tsquery,
+    query,
   };
 }
 
