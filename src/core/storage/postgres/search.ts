@@ -136,8 +136,6 @@ export interface FullTextCondition {
   sql: string;
   params: string[];
   tsquery: string;
-  /** The text as parseFullText read it (the snippets are made from it: snippet.ts). */
-  query: FullTextQuery;
 }
 
 const REGEX_SPECIAL = /[\\^$.|?*+()[\]{}]/g;
@@ -164,10 +162,14 @@ export function phraseRegex(words: readonly string[], prefix: boolean): string {
  */
 export function fullTextCondition(text: string): FullTextCondition | undefined {
   const query = parseFullText(text);
-  if (!query) return undefined;
+  return query && fullTextConditionOf(query);
+}
+
+/** fullTextCondition of a query parsed already. */
+export function fullTextConditionOf(query: FullTextQuery): FullTextCondition {
   const tsquery = tsQueryOf(query);
   const multi = (p: Phrase): boolean => phraseWords(p).length > 1;
-  if (!query.phrases.some(multi) && !query.negatives.some(multi)) return { sql: "e.search @@ to_tsquery('simple', ?)", params: [tsquery], tsquery, query };
+  if (!query.phrases.some(multi) && !query.negatives.some(multi)) return { sql: "e.search @@ to_tsquery('simple', ?)", params: [tsquery], tsquery };
   const relaxed = query.groups.map((g) => `(${g.flatMap((p) => lexemes(phraseWords(p), p.prefix)).join(' & ')})`).join(' | ');
   const params: string[] = [relaxed, tsquery];
   const condition = (p: Phrase): string => {
@@ -185,7 +187,6 @@ export function fullTextCondition(text: string): FullTextCondition | undefined {
     sql: `e.search @@ to_tsquery('simple', ?) AND CASE WHEN e.phrase_words IS NULL THEN e.search @@ to_tsquery('simple', ?) ELSE ${exact} END`,
     params,
     tsquery,
-    query,
   };
 }
 
