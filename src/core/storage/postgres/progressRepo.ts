@@ -62,7 +62,7 @@ function filter(q: EntryQuery): Filter {
 }
 
 /** An entry's rows: the entry with its search vector, its project (counters by trigger) and its tags. */
-function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
+export function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
   return runAsync(writePgEntry({ ...entry, summary: null, summarySource: null }), tx as AsyncTx);
 }
 
