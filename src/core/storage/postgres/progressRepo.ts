@@ -7,18 +7,20 @@ import type { DigestMark, EntryListing, EntryPage, EntryQuery, LogEntry, NewEntr
 import { fold } from '../../text';
 import type { MemoryIndexStats, ProgressStore } from '../store';
 import type { PgEngine, PgReadTx, PgValue, PgWriteTx } from './engine';
-import { ENTRY_SEARCH_SQL, entrySearch, fullTextCondition, PHRASE_WORDS_CANDIDATE_SQL, RANK_WEIGHTS, SEARCH_WORDS_VERSION } from './search';
+import { ENTRY_SEARCH_SQL, entrySearch, fullTextConditionOf, PHRASE_WORDS_CANDIDATE_SQL, RANK_WEIGHTS, SEARCH_WORDS_VERSION } from './search';
 import { writePgEntry } from './entryWriter';
 import { runAsync, type AsyncTx } from '../sql/statements';
 import { ENTRY_COLUMNS, LISTING_COLUMNS, toEntry, toListing, textBound, type EntryRow, type ListingRow } from '../rows/progressRows';
 import { MemoryIndex, type IndexAnswer, type IndexRow } from './memoryIndex';
 import { snippetOf } from './snippet';
-import { parseFullText } from '../sqlite/search';
+import { parseFullText, type FullTextQuery } from '../sqlite/search';
 
 interface Filter {
   where: string[];
   params: PgValue[];
   tsquery: string | undefined;
+  /** The text as parsed for tsquery: the ranked page's snippets are made from it (snippet.ts). */
+  fullText: FullTextQuery | undefined;
 }
 
 function filter(q: EntryQuery): Filter {
@@ -37,9 +39,11 @@ function filter(q: EntryQuery): Filter {
     params.push(textBound(q.endDate));
   }
   let tsquery: string | undefined;
+  let fullText: FullTextQuery | undefined;
   if (q.text !== undefined && q.text.trim() !== '') {
-    const condition = fullTextCondition(q.text);
-    if (!condition) throw new LedgerError('invalid_argument', 'text has no words to search for: give at least one word or "phrase"');
+    fullText = parseFullText(q.text);
+    if (!fullText) throw new LedgerError('invalid_argument', 'text has no words to search for: give at least one word or "phrase"');
+    const condition = fullTextConditionOf(fullText);
     tsquery = condition.tsquery;
     where.push(condition.sql);
     params.push(...condition.params);
@@ -54,11 +58,11 @@ function filter(q: EntryQuery): Filter {
     where.push('e.n IN (SELECT entry_n FROM entry_tags WHERE tag_fold = ?)');
     params.push(tag);
   }
-  return { where, params, tsquery };
+  return { where, params, tsquery, fullText };
 }
 
 /** An entry's rows: the entry with its search vector, its project (counters by trigger) and its tags. */
-function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
+export function insertRow(tx: PgWriteTx, entry: NewEntry): Promise<void> {
   return runAsync(writePgEntry({ ...entry, summary: null, summarySource: null }), tx as AsyncTx);
 }
 
@@ -623,7 +627,7 @@ export class PgProgressStore implements ProgressStore {
     }
     let answer: Answer | undefined;
     if (f.tsquery !== undefined && this.memory?.index && !q.query && (q.tags ?? []).length === 0) {
-      answer = await this.indexedPage(q, f.tsquery, this.memory.index);
+      answer = await this.indexedPage(q, f.tsquery, f.fullText!, this.memory.index);
       if (answer) this.stats.indexAnswers++;
     }
     answer ??= f.tsquery !== undefined ? await this.rankedPage(q, f, f.tsquery) : await this.listedPage(q, f);
@@ -809,7 +813,7 @@ export class PgProgressStore implements ProgressStore {
         }
         const last = order[order.length - 1]!;
         const kth = last.kth ? [Number(last.kth.pre), Number(last.kth.search_size), last.kth.created_at, BigInt(last.kth.n)] : null;
-        return this.rankedAnswer(tx, q, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
+        return this.rankedAnswer(tx, q, f.fullText!, order, Number(order[0]!.total), last.snap, Number(last.cands), kth);
       },
       { indexScans: true },
     );
@@ -820,14 +824,22 @@ export class PgProgressStore implements ProgressStore {
    * snippets, and what saving the answer takes (the token and counters of `snap`, read in the
    * same statement as the order).
    */
-  private async rankedAnswer(tx: PgReadTx, q: EntryQuery, order: readonly RankedHit[], total: number, snap: Snapshot | null, cands: number, kth: OrderKey | null): Promise<Answer> {
+  private async rankedAnswer(
+    tx: PgReadTx,
+    q: EntryQuery,
+    fullText: FullTextQuery,
+    order: readonly RankedHit[],
+    total: number,
+    snap: Snapshot | null,
+    cands: number,
+    kth: OrderKey | null,
+  ): Promise<Answer> {
     const rows = await tx.all<ListingRow & { n: string; content: string }>(
       `SELECT ${LISTING_COLUMNS}, e.n, e.content FROM log_entries e WHERE e.n IN (${order.map(() => '?').join(', ')})`,
       order.map((r) => r.n),
     );
     // The snippets are made here (snippet.ts), not by ts_headline: the page's texts parsed once, in JavaScript.
-    const query = parseFullText(q.text ?? '');
-    for (const r of rows) r.snippet = query ? snippetOf(query, r.title, r.content) : undefined;
+    for (const r of rows) r.snippet = snippetOf(fullText, r.title, r.content);
     const byN = new Map(rows.map((r) => [String(r.n), r]));
     // An entry deleted between the two statements is left out, and the answer is not saved.
     const kept = order.filter((r) => byN.has(String(r.n)));
@@ -859,7 +871,7 @@ export class PgProgressStore implements ProgressStore {
    * again in the background and SQL answers meanwhile. Searches take turns from that statement to
    * the ranking (MemoryState.turn); the page's rows are read after.
    */
-  private async indexedPage(q: EntryQuery, tsquery: string, index: MemoryIndex): Promise<Answer | undefined> {
+  private async indexedPage(q: EntryQuery, tsquery: string, fullText: FullTextQuery, index: MemoryIndex): Promise<Answer | undefined> {
     const m = this.memory!;
     const snap = snapshotSql(q.projectId);
     const ranked = async (): Promise<{ row: { snap: Snapshot | null }; found: IndexAnswer } | undefined> => {
@@ -896,7 +908,7 @@ export class PgProgressStore implements ProgressStore {
         created_at: r.createdAt,
       }));
       const kth = found.kth ? [pgReal(found.kth.pre), found.kth.searchSize, found.kth.createdAt, BigInt(found.kth.n)] : null;
-      return this.rankedAnswer(tx, q, order, found.total, row.snap, found.cands, kth);
+      return this.rankedAnswer(tx, q, fullText, order, found.total, row.snap, found.cands, kth);
     });
   }
 

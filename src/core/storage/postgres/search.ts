@@ -9,9 +9,14 @@ import { parseFullText, type FullTextQuery, type Phrase } from '../sqlite/search
 
 const RUN = /[\p{L}\p{N}]+/gu;
 
+/** Text with its diacritics removed, lowercased: as unicode61 folds a word. */
+export function unaccented(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
 /** The words of a text as unicode61 reads them: diacritics removed, lowercased. */
 function wordsOf(text: string): string[] {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(RUN) ?? [];
+  return unaccented(text).match(RUN) ?? [];
 }
 
 /** The words of a text, space-separated: what to_tsvector('simple', ...) indexes. */
@@ -157,7 +162,11 @@ export function phraseRegex(words: readonly string[], prefix: boolean): string {
  */
 export function fullTextCondition(text: string): FullTextCondition | undefined {
   const query = parseFullText(text);
-  if (!query) return undefined;
+  return query && fullTextConditionOf(query);
+}
+
+/** fullTextCondition of a query parsed already. */
+export function fullTextConditionOf(query: FullTextQuery): FullTextCondition {
   const tsquery = tsQueryOf(query);
   const multi = (p: Phrase): boolean => phraseWords(p).length > 1;
   if (!query.phrases.some(multi) && !query.negatives.some(multi)) return { sql: "e.search @@ to_tsquery('simple', ?)", params: [tsquery], tsquery };

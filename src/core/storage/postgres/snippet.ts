@@ -8,7 +8,7 @@
 // group of the query, else the title.
 
 import type { FullTextQuery } from '../sqlite/search';
-import { phraseWords } from './search';
+import { phraseWords, unaccented } from './search';
 
 /** Words a snippet shows at most (the embedded engine's snippet() takes 14 tokens). */
 export const SNIPPET_WORDS = 14;
@@ -45,7 +45,7 @@ function tokensOf(text: string): Token[] {
   const ascii = !NOT_ASCII.test(text);
   for (const m of text.matchAll(ascii ? ASCII_RUN : RUN)) {
     // Marks go, as searchWords removes them: a run of marks alone is no word.
-    const word = ascii ? m[0].toLowerCase() : m[0].normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+    const word = ascii ? m[0].toLowerCase() : unaccented(m[0]);
     if (word !== '') tokens.push({ word, start: m.index, end: m.index + m[0].length });
   }
   return tokens;

@@ -13,11 +13,9 @@
 import * as assert from 'node:assert/strict';
 import { openLedger } from '../../../../src/core/storage/openLedger';
 import type { PgEngine } from '../../../../src/core/storage/postgres/engine';
-import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
+import { insertRow, PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
 import { fullTextTsQuery, RANK_WEIGHTS } from '../../../../src/core/storage/postgres/search';
 import type { Ledger } from '../../../../src/core/storage/store';
-import { writePgEntry } from '../../../../src/core/storage/postgres/entryWriter';
-import { runAsync, type AsyncTx } from '../../../../src/core/storage/sql/statements';
 import type { EntryPage, EntryQuery, NewEntry } from '../../../../src/core/progress/types';
 import { usePostgres } from '../../../helpers/postgres';
 import { useTempDirs } from '../../../helpers/tmp';
@@ -535,7 +533,7 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
       const gate = new Promise<void>((r) => (release = r));
       gates.push(release);
       const done = engine.write(async (tx) => {
-        await runAsync(writePgEntry({ ...e, summary: null, summarySource: null }), tx as AsyncTx);
+        await insertRow(tx, e);
         inserted();
         await gate;
       });
@@ -573,7 +571,7 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
       await b.inserted;
       const failed = engine
         .write(async (tx) => {
-          await runAsync(writePgEntry({ ...entry('late-5', 's', 704), summary: null, summarySource: null }), tx as AsyncTx);
+          await insertRow(tx, entry('late-5', 's', 704));
           throw new Error('rolled back');
         })
         .catch((err: Error) => err.message);
