@@ -28,7 +28,7 @@ const FREQUENT_MIN = 64;
 /** Frequent lexemes kept at most (the most frequent): a pair's key holds each in 8 bits. */
 const MAX_FREQUENT = 64;
 /** The most the terms kept for frequent lexemes' lists may weigh (MemoryIndex.termed). */
-const TERMS_BUDGET = 32 << 20;
+const TERMS_BUDGET = 48 << 20;
 /** MAXENTRYPOS: a position is 14 bits. */
 const MAX_ENTRY_POS = 1 << 14;
 /**
@@ -38,6 +38,11 @@ const MAX_ENTRY_POS = 1 << 14;
  */
 const HOLE_WINDOW = 256;
 const MAX_HOLES = 64;
+/**
+ * The most entries that may have lost positions (MemoryIndex.oddDocs) a phrase seeks one by one
+ * in its words' lists; with more, it walks the entries holding all its words.
+ */
+const ODD_SOUGHT = 4096;
 
 /** An entry as the index reads it. */
 export interface IndexRow {
@@ -109,15 +114,22 @@ class Postings {
    * over the title: kept for a list in a tenth of the entries or more once a search ranks by it
    * (MemoryIndex.termed), which then reads them instead of walking each entry's positions again.
    */
-  wholeTerms: Float64Array | undefined;
-  titleTerms: Float64Array | undefined;
+  /** The terms side by side, whole then title (one cache line a hit): 2k and 2k + 1 for slot k. */
+  kept: Float64Array | undefined;
   termed = 0;
+  /**
+   * Whether the terms are kept by entry of the index (slot: the entry; 0 for an entry not in the
+   * list) instead of by index in the list: for a list holding half the entries or more, whose
+   * hits orScores then reads directly instead of seeking each in the list.
+   */
+  byDoc = false;
 
   /** The terms of the entry at index `at` into `terms`: kept ones when there are, else computed. */
   termsAt(at: number): void {
     if (at < this.termed) {
-      terms.whole = this.wholeTerms![at]!;
-      terms.title = this.titleTerms![at]!;
+      const k = this.byDoc ? this.docs.data[at]! : at;
+      terms.whole = this.kept![2 * k]!;
+      terms.title = this.kept![2 * k + 1]!;
     } else lexemeTerms(this.positions.data, this.starts.data[at]!, this.end(at));
   }
 }
@@ -164,6 +176,12 @@ interface Operand {
   weight: number;
   lists?: Postings[];
   cursors?: Cursor[];
+}
+
+/** A phrase of a query: its operands, and their lexemes as a key (MemoryIndex.match). */
+interface Phrased {
+  key: string;
+  operands: Operand[];
 }
 
 /** Thrown where the index cannot answer exactly: the caller asks SQL. */
@@ -332,6 +350,15 @@ export interface IndexScope {
 }
 
 export class MemoryIndex {
+  private readonly oddSought: number;
+  private readonly termsBudget: number;
+
+  /** ODD_SOUGHT and TERMS_BUDGET by default (tests set others). */
+  constructor(options: { oddSought?: number; termsBudget?: number } = {}) {
+    this.oddSought = options.oddSought ?? ODD_SOUGHT;
+    this.termsBudget = options.termsBudget ?? TERMS_BUDGET;
+  }
+
   private readonly lexemes = new Map<string, Postings>();
   /** The lexemes in UTF-16 order (a prefix's are contiguous in it), and those added since it was sorted. */
   private sorted: string[] = [];
@@ -352,6 +379,8 @@ export class MemoryIndex {
    * adjacent() reads them so).
    */
   private readonly docOdd = new Column(new Uint8Array(1), (n) => new Uint8Array(n));
+  /** The entries with docOdd 1 or 4, in order. */
+  private readonly oddDocs = ints();
   private readonly projectIds: string[] = [];
   private readonly projectIndex = new Map<string, number>();
   /** Per project: the entries held. */
@@ -394,7 +423,8 @@ export class MemoryIndex {
       list.starts.trim();
       list.positions.trim();
     }
-    for (const column of [this.docN, this.docProject, this.docLength, this.docNorm, this.docSize, this.docTitleSize, this.docOdd, ...this.pairs.values()]) column.trim();
+    for (const column of [this.docN, this.docProject, this.docLength, this.docNorm, this.docSize, this.docTitleSize, this.docOdd, this.oddDocs, ...this.pairs.values()])
+      column.trim();
   }
 
   /** The holes, as a PostgreSQL array of bigint. */
@@ -467,6 +497,7 @@ export class MemoryIndex {
     this.docSize.push(lexemes);
     this.docTitleSize.push(titled);
     this.docOdd.push(odd);
+    if (odd & 5) this.oddDocs.push(doc);
     if (n > this.maxN) this.maxN = n;
     this.held.set(row.project_id, (this.held.get(row.project_id) ?? 0) + 1);
   }
@@ -503,15 +534,29 @@ export class MemoryIndex {
   }
 
   /**
-   * Runs one search of each shape a few times over the index just built, their answers dropped:
-   * the first searches people make then run compiled code instead of paying for its compiling
-   * (through MCP, phrases of two frequent words took 30 ms on a fresh host and 17 ms once warm).
-   * Tens of milliseconds at 100k entries, once per build.
+   * Keeps the terms of the most frequent lexemes (termed), half of TERMS_BUDGET at most, the first
+   * search ranking by one of them would otherwise pay for its list (10 ms for a word in most of
+   * 100k entries); then runs one search of each shape a few times over the index just built, their
+   * answers dropped: the first searches people make then run compiled code instead of paying for
+   * its compiling (through MCP, phrases of two frequent words took 30 ms on a fresh host and 17 ms
+   * once warm). About a hundred milliseconds at 100k entries, once per build.
    */
   warm(candidates: number): void {
+    for (const lexeme of this.frequent.keys()) {
+      if (this.termBytes >= this.termsBudget / 2) break;
+      this.termed(this.lexemes.get(lexeme)!);
+    }
     const [a, b] = [...this.frequent.keys()].filter((lexeme) => /^[\p{L}\p{N}]+$/u.test(lexeme));
     if (a === undefined || b === undefined) return;
     const shapes = [`'${a}'`, `'${a}':A <-> '${b}':A | '${a}':B <-> '${b}':B`, `'${a}' & '${b}'`, `'${a}' | '${b}'`, `'${a}' & !'${b}'`, `'${a.slice(0, 2)}':*`];
+    // A word that is not frequent, in a phrase with one that is: read from their positions.
+    const threshold = Math.max(FREQUENT_MIN, Math.ceil(this.size * FREQUENT_SHARE));
+    for (const [lexeme, list] of this.lexemes) {
+      if (list.docs.length >= 2 && list.docs.length < threshold && /^[\p{L}\p{N}]+$/u.test(lexeme)) {
+        shapes.push(`'${a}':A <-> '${lexeme}':A | '${a}':B <-> '${lexeme}':B`, `'${lexeme}' & '${a}'`);
+        break;
+      }
+    }
     for (let round = 0; round < 3; round++) for (const shape of shapes) this.search(shape, { projectId: undefined }, candidates, 0, 20);
   }
 
@@ -588,10 +633,10 @@ export class MemoryIndex {
 
   /**
    * The entries matching a query node, as TS_execute decides; a phrase is matched by positions in
-   * each entry holding all its operands (`phrased` collects those, to refuse entries whose vector
-   * may have lost positions).
+   * each entry holding all its operands (`phrased` collects each phrase's operands once, to refuse
+   * entries whose vector may have lost positions; `shared` keeps the entries holding them).
    */
-  private match(q: Query, phrased: Int32Array[], shared = new Map<string, Int32Array>()): DocSet {
+  private match(q: Query, phrased: Phrased[], shared: Map<string, Int32Array>): DocSet {
     switch (q.t) {
       case 'val':
         // The store names weights only inside phrases (search.ts phrase).
@@ -623,17 +668,11 @@ export class MemoryIndex {
         // The entries holding every operand, whatever its weight (phraseAt checks the weights): the
         // same for the title's and the content's form of one phrase.
         const key = operands.map((v) => `${v.prefix ? '*' : ''}${v.lexeme}`).join('\u0000');
-        let candidates = shared.get(key);
-        if (!candidates) {
-          let docs: Int32Array | undefined;
-          for (const v of operands) docs = docs ? intersect(docs, this.docsOf(v)) : this.docsOf(v);
-          candidates = docs ?? new Int32Array(0);
-          shared.set(key, candidates);
-          phrased.push(candidates);
-        }
-        // Two frequent words: their pair's entries (the candidates still serve the refusals in answer()).
+        if (!phrased.some((p) => p.key === key)) phrased.push({ key, operands });
+        // Two frequent words: their pair's entries (answer() refuses odd entries holding both).
         const paired = q.a.t === 'val' && q.b.t === 'val' ? this.pairDocs(q.a, q.b, q.distance) : undefined;
         if (paired) return { docs: paired, not: false };
+        const candidates = this.holdingAll(key, operands, shared);
         const out = new Int32Array(candidates.length);
         let n = 0;
         if (q.a.t === 'val' && q.b.t === 'val' && q.a.cursors!.length === 1 && q.b.cursors!.length === 1) {
@@ -645,6 +684,18 @@ export class MemoryIndex {
         return { docs: out.subarray(0, n), not: false };
       }
     }
+  }
+
+  /** The entries holding every operand of a phrase, whatever their weights, once per search (`shared`). */
+  private holdingAll(key: string, operands: Operand[], shared: Map<string, Int32Array>): Int32Array {
+    let candidates = shared.get(key);
+    if (!candidates) {
+      let docs: Int32Array | undefined;
+      for (const v of operands) docs = docs ? intersect(docs, this.docsOf(v)) : this.docsOf(v);
+      candidates = docs ?? new Int32Array(0);
+      shared.set(key, candidates);
+    }
+    return candidates;
   }
 
   /**
@@ -701,8 +752,9 @@ export class MemoryIndex {
   private answer(tsquery: string, scope: IndexScope, k: number, offset: number, limit: number): IndexAnswer {
     const query = parseTsQuery(tsquery);
     if (!query) throw new Refused('an empty query');
-    const phrased: Int32Array[] = [];
-    const matched = this.match(query, phrased);
+    const phrased: Phrased[] = [];
+    const shared = new Map<string, Int32Array>();
+    const matched = this.match(query, phrased, shared);
     if (matched.not) throw new Refused('a negation alone');
     const project = scope.projectId === undefined ? -1 : (this.projectIndex.get(scope.projectId) ?? -2);
     const dated = scope.from !== undefined || scope.to !== undefined;
@@ -711,7 +763,20 @@ export class MemoryIndex {
       (project === -1 || projects[d] === project) &&
       (!dated || ((scope.from === undefined || this.docCreated[d]! >= scope.from) && (scope.to === undefined || this.docCreated[d]! <= scope.to)));
     // An entry whose vector may lack positions is matched by its phrase words in SQL.
-    for (const docs of phrased) for (let i = 0; i < docs.length; i++) if (this.docOdd.data[docs[i]!]! & 5 && inScope(docs[i]!)) throw new Refused('lost or unordered positions');
+    // Those odd entries are few: each is sought in the phrase's lists (when there are many, the
+    // entries holding the phrase's words are walked instead).
+    const oddDocs = this.oddDocs.data;
+    for (const { key, operands } of phrased) {
+      if (this.oddDocs.length <= this.oddSought) {
+        for (let i = 0; i < this.oddDocs.length; i++) {
+          const d = oddDocs[i]!;
+          if (inScope(d) && operands.every((v) => this.listsOf(v).some((list) => list.find(d) >= 0))) throw new Refused('lost or unordered positions');
+        }
+      } else {
+        const docs = this.holdingAll(key, operands, shared);
+        for (let i = 0; i < docs.length; i++) if (this.docOdd.data[docs[i]!]! & 5 && inScope(docs[i]!)) throw new Refused('lost or unordered positions');
+      }
+    }
     const found = new Int32Array(matched.docs.length);
     let total = 0;
     const odd = this.docOdd.data;
@@ -749,7 +814,8 @@ export class MemoryIndex {
     }
 
     const cand = this.candidates(hits, pre, k);
-    const rankOf = (i: number): number => (full ? full[i]! : this.rank(hits[i]!, operands, (oi, li) => operands[oi]![li]!.find(hits[i]!), true, true));
+    const rankOf = (i: number): number =>
+      full ? finish(f(full[i]! / operands.length), this.docNorm.data[hits[i]!]!) : this.rank(hits[i]!, operands, (oi, li) => operands[oi]![li]!.find(hits[i]!), true, true);
     const ranked: RankedRow[] = cand.map((i) => ({ n: this.docN.data[hits[i]!]!, grp: 0, rank: rankOf(i), pre: 0, searchSize: 0, createdAt: this.docCreated[hits[i]!]! }));
     ranked.sort(compareRanked);
     let rows = ranked;
@@ -774,8 +840,9 @@ export class MemoryIndex {
 
   /**
    * The best `k` hits by the candidates' order (pre DESC, search_size, created_at DESC, n DESC),
-   * in that order, as indexes into `hits`: those above the k-th title score, then, of those at
-   * it, the smallest vectors, so that only the few tied at the edge are compared one by one.
+   * as indexes into `hits`, the last of them the k-th in that order (answer() sorts the page by
+   * rank): those above the k-th title score, then, of those at it, the smallest vectors in order,
+   * so that only the few tied at the edge are compared one by one.
    */
   private candidates(hits: Int32Array, pre: Float32Array, k: number): number[] {
     const size = this.docSize.data;
@@ -784,7 +851,7 @@ export class MemoryIndex {
     const byKey = (x: number, y: number): number =>
       pre[y]! - pre[x]! || size[hits[x]!]! - size[hits[y]!]! || compareText(created[hits[y]!]!, created[hits[x]!]!) || ns[hits[y]!]! - ns[hits[x]!]!;
     if (hits.length <= k) return Array.from(hits, (_, i) => i).sort(byKey);
-    const edge = select(Float32Array.from(pre), hits.length - k);
+    const edge = select(pre.slice(), hits.length - k);
     const chosen: number[] = [];
     const tied: number[] = [];
     for (let i = 0; i < hits.length; i++) {
@@ -798,47 +865,50 @@ export class MemoryIndex {
     );
     const smallest = tied.filter((i) => size[hits[i]!]! <= largest).sort(byKey);
     for (let j = 0; j < need; j++) chosen.push(smallest[j]!);
-    return chosen.sort(byKey);
+    return chosen;
   }
 
   /**
    * Keeps `list`'s terms (Postings.termsAt) up to its last entry when it is in a tenth of the
    * entries or more: a search that ranks by a word in most entries otherwise walks the positions
    * of each of them (ten or more in an entry for "the"), every time. 16 bytes an entry of the
-   * list, TERMS_BUDGET in all (the lists searched first keep theirs; 1.6 MB a list at 100k entries).
+   * list, or of the index for a list in half the entries or more (Postings.byDoc), TERMS_BUDGET
+   * in all (the lists searched first keep theirs; 1.6 MB a list at 100k entries).
    */
   private termed(list: Postings): void {
     const n = list.docs.length;
-    if (list.termed === n || n < Math.max(FREQUENT_MIN, FREQUENT_SHARE * this.docN.length)) return;
-    if (!list.wholeTerms || list.wholeTerms.length < n) {
-      const room = n + (n >> 3);
-      const grows = 16 * (room - (list.wholeTerms?.length ?? 0));
-      if (this.termBytes + grows > TERMS_BUDGET) return;
+    const entries = this.docN.length;
+    if (n < Math.max(FREQUENT_MIN, FREQUENT_SHARE * entries)) return;
+    if (!list.kept) list.byDoc = 2 * n >= entries;
+    if (list.termed === n && (!list.byDoc || list.kept!.length >= 2 * entries)) return;
+    const slots = list.byDoc ? entries : n;
+    if (!list.kept || list.kept.length < 2 * slots) {
+      const room = slots + (slots >> 3);
+      const grows = 8 * (2 * room - (list.kept?.length ?? 0));
+      if (this.termBytes + grows > this.termsBudget) return;
       this.termBytes += grows;
       // Doubles, as lexemeTerms gives them (tsrank.c divides by a double constant; the sum is float4).
-      const whole = new Float64Array(room);
-      const title = new Float64Array(room);
-      if (list.wholeTerms) {
-        whole.set(list.wholeTerms.subarray(0, list.termed));
-        title.set(list.titleTerms!.subarray(0, list.termed));
-      }
-      list.wholeTerms = whole;
-      list.titleTerms = title;
+      const kept = new Float64Array(2 * room);
+      if (list.kept) kept.set(list.kept);
+      list.kept = kept;
     }
     const ps = list.positions.data;
     const starts = list.starts.data;
+    const docs = list.docs.data;
     for (let at = list.termed; at < n; at++) {
       lexemeTerms(ps, starts[at]!, list.end(at));
-      list.wholeTerms[at] = terms.whole;
-      list.titleTerms![at] = terms.title;
+      const k = list.byDoc ? docs[at]! : at;
+      list.kept[2 * k] = terms.whole;
+      list.kept[2 * k + 1] = terms.title;
     }
     list.termed = n;
   }
 
   /**
-   * calc_rank_or for every hit at once, over its title (pre) and its whole vector normalized by
-   * its length (full): each operand's lexemes walked in the vector's order, the hits' scores
-   * summed in the order tsrank.c sums them.
+   * calc_rank_or for every hit at once, over its title (pre) and its whole vector (full, before
+   * the division by the operands and the normalization by length, which answer's rankOf makes
+   * for the candidates alone): each operand's lexemes walked in the vector's order, the hits' scores summed in the
+   * order tsrank.c sums them.
    */
   private orScores(hits: Int32Array, operands: Postings[][]): { pre: Float32Array; full: Float32Array } {
     const pre = new Float32Array(hits.length);
@@ -852,7 +922,16 @@ export class MemoryIndex {
     for (const lists of operands) {
       for (const list of lists) {
         this.termed(list);
-        if (list.docs.length <= hits.length) {
+        if (list.byDoc && list.termed === list.docs.length && list.kept!.length >= 2 * this.docN.length) {
+          // Kept by entry (0 where the entry lacks the word, and adding 0 changes no sum).
+          const kept = list.kept!;
+          for (let i = 0; i < hits.length; i++) {
+            const d = 2 * hits[i]!;
+            full[i] = full[i]! + kept[d]!;
+            const t = kept[d + 1]!;
+            if (t !== 0) pre[i] = pre[i]! + t;
+          }
+        } else if (list.docs.length <= hits.length) {
           // A list no longer than the hits: walked whole, its entries found among the hits.
           if (!slot) {
             slot = new Int32Array(this.docN.length).fill(-1);
@@ -863,22 +942,13 @@ export class MemoryIndex {
             const i = slot[docs[at]!]!;
             if (i >= 0) add(i, list, at);
           }
-        } else {
-          // A longer one: the hits sought in it.
-          const cursor = new Cursor(list);
-          for (let i = 0; i < hits.length; i++) {
-            const at = cursor.seek(hits[i]!);
-            if (at >= 0) add(i, list, at);
-          }
-        }
+        } else addSought(list, hits, pre, full);
       }
     }
+    // An entry without a title position has only title terms of 0; a Float32Array's store rounds
+    // as Math.fround, and a sum of terms is never negative (finish changes nothing).
     const size = operands.length;
-    for (let i = 0; i < hits.length; i++) {
-      const d = hits[i]!;
-      pre[i] = this.docTitleSize.data[d] === 0 ? 0 : finish(f(pre[i]! / size), 0);
-      full[i] = finish(f(full[i]! / size), this.docNorm.data[d]!);
-    }
+    if (size > 1) for (let i = 0; i < hits.length; i++) if (pre[i] !== 0) pre[i] = pre[i]! / size;
     return { pre, full };
   }
 
@@ -944,6 +1014,56 @@ export class MemoryIndex {
       }
     }
     return finish(res, whole ? this.docNorm.data[doc]! : 0);
+  }
+}
+
+/**
+ * orScores' sums for a list longer than the hits: each hit sought in it (galloping from the last
+ * one found, as Cursor.seek), its terms added, in locals: the one loop of an OR of words in most
+ * entries. A Float32Array's store rounds as Math.fround.
+ */
+function addSought(list: Postings, hits: Int32Array, pre: Float32Array, full: Float32Array): void {
+  const docs = list.docs.data;
+  const n = list.docs.length;
+  const termed = list.termed;
+  const kept = list.kept;
+  const byDoc = list.byDoc;
+  let at = 0;
+  for (let i = 0; i < hits.length; i++) {
+    const doc = hits[i]!;
+    if (docs[at]! < doc) {
+      let lo = at;
+      let step = 1;
+      let hi = lo + 1;
+      while (hi < n && docs[hi]! < doc) {
+        lo = hi;
+        step <<= 1;
+        hi = lo + step;
+      }
+      if (hi > n) hi = n;
+      lo++;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (docs[mid]! < doc) lo = mid + 1;
+        else hi = mid;
+      }
+      at = lo;
+      if (at >= n) return;
+    }
+    if (docs[at] !== doc) continue;
+    let w: number;
+    let t: number;
+    if (at < termed) {
+      const k = 2 * (byDoc ? doc : at);
+      w = kept![k]!;
+      t = kept![k + 1]!;
+    } else {
+      lexemeTerms(list.positions.data, list.starts.data[at]!, list.end(at));
+      w = terms.whole;
+      t = terms.title;
+    }
+    full[i] = full[i]! + w;
+    if (t !== 0) pre[i] = pre[i]! + t;
   }
 }
 
