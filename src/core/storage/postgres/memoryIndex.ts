@@ -111,10 +111,10 @@ class Postings {
 
   /**
    * calc_rank_or's terms (lexemeTerms) of the first `termed` entries, over the whole vector and
-   * over the title: kept for a list in a tenth of the entries or more once a search ranks by it
-   * (MemoryIndex.termed), which then reads them instead of walking each entry's positions again.
+   * over the title: kept for a list in a tenth of the entries or more (MemoryIndex.termed), which
+   * searches then read instead of walking each entry's positions again. Side by side, whole then
+   * title (one cache line a hit): 2k and 2k + 1 for slot k.
    */
-  /** The terms side by side, whole then title (one cache line a hit): 2k and 2k + 1 for slot k. */
   kept: Float64Array | undefined;
   termed = 0;
   /**
@@ -873,7 +873,8 @@ export class MemoryIndex {
    * entries or more: a search that ranks by a word in most entries otherwise walks the positions
    * of each of them (ten or more in an entry for "the"), every time. 16 bytes an entry of the
    * list, or of the index for a list in half the entries or more (Postings.byDoc), TERMS_BUDGET
-   * in all (the lists searched first keep theirs; 1.6 MB a list at 100k entries).
+   * in all: half for the most frequent words' lists as a build ends (warm), the rest for the lists
+   * searched first (1.8 MB a list in most of 100k entries).
    */
   private termed(list: Postings): void {
     const n = list.docs.length;
