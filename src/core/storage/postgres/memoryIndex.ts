@@ -908,8 +908,8 @@ export class MemoryIndex {
   /**
    * calc_rank_or for every hit at once, over its title (pre) and its whole vector (full, before
    * the division by the operands and the normalization by length, which answer's rankOf makes
-   * for the candidates alone): each operand's lexemes walked in the vector's order, the hits' scores summed in the
-   * order tsrank.c sums them.
+   * for the candidates alone): each operand's lexemes walked in the vector's order, the hits'
+   * scores summed in the order tsrank.c sums them.
    */
   private orScores(hits: Int32Array, operands: Postings[][]): { pre: Float32Array; full: Float32Array } {
     const pre = new Float32Array(hits.length);
@@ -1019,9 +1019,10 @@ export class MemoryIndex {
 }
 
 /**
- * orScores' sums for a list longer than the hits: each hit sought in it (galloping from the last
- * one found, as Cursor.seek), its terms added, in locals: the one loop of an OR of words in most
- * entries. A Float32Array's store rounds as Math.fround.
+ * orScores' sums for a list longer than the hits whose terms are not all kept by entry (a word in
+ * fewer than half the entries, or one whose kept terms the budget did not let grow): each hit
+ * sought in it (galloping from the last one found, as Cursor.seek), its terms added, in locals.
+ * A Float32Array's store rounds as Math.fround.
  */
 function addSought(list: Postings, hits: Int32Array, pre: Float32Array, full: Float32Array): void {
   const docs = list.docs.data;
