@@ -134,32 +134,40 @@ class Postings {
   }
 }
 
+/**
+ * The first index from `from` of the `n` sorted `docs` holding `doc` or more (n when none): gallops
+ * from there (steps doubling), then searches the last step by halves.
+ */
+function gallop(docs: Int32Array, n: number, from: number, doc: number): number {
+  let lo = from;
+  if (lo < n && docs[lo]! < doc) {
+    let step = 1;
+    let hi = lo + 1;
+    while (hi < n && docs[hi]! < doc) {
+      lo = hi;
+      step <<= 1;
+      hi = lo + step;
+    }
+    if (hi > n) hi = n;
+    lo++;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (docs[mid]! < doc) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return lo;
+}
+
 /** Walks a posting list to entries in increasing order: the index of each, or -1. */
 class Cursor {
   private at = 0;
   constructor(readonly list: Postings) {}
 
-  /** Gallops from where it is (steps doubling), then searches the last step by halves. */
   seek(doc: number): number {
     const docs = this.list.docs.data;
     const n = this.list.docs.length;
-    let lo = this.at;
-    if (lo < n && docs[lo]! < doc) {
-      let step = 1;
-      let hi = lo + 1;
-      while (hi < n && docs[hi]! < doc) {
-        lo = hi;
-        step <<= 1;
-        hi = lo + step;
-      }
-      if (hi > n) hi = n;
-      lo++;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (docs[mid]! < doc) lo = mid + 1;
-        else hi = mid;
-      }
-    }
+    const lo = gallop(docs, n, this.at, doc);
     this.at = lo;
     return lo < n && docs[lo] === doc ? lo : -1;
   }
@@ -1021,7 +1029,7 @@ export class MemoryIndex {
 /**
  * orScores' sums for a list longer than the hits whose terms are not all kept by entry (a word in
  * fewer than half the entries, or one whose kept terms the budget did not let grow): each hit
- * sought in it (galloping from the last one found, as Cursor.seek), its terms added, in locals.
+ * sought in it (gallop, from the last one found), its terms added, in locals.
  * A Float32Array's store rounds as Math.fround.
  */
 function addSought(list: Postings, hits: Int32Array, pre: Float32Array, full: Float32Array): void {
@@ -1033,25 +1041,8 @@ function addSought(list: Postings, hits: Int32Array, pre: Float32Array, full: Fl
   let at = 0;
   for (let i = 0; i < hits.length; i++) {
     const doc = hits[i]!;
-    if (docs[at]! < doc) {
-      let lo = at;
-      let step = 1;
-      let hi = lo + 1;
-      while (hi < n && docs[hi]! < doc) {
-        lo = hi;
-        step <<= 1;
-        hi = lo + step;
-      }
-      if (hi > n) hi = n;
-      lo++;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (docs[mid]! < doc) lo = mid + 1;
-        else hi = mid;
-      }
-      at = lo;
-      if (at >= n) return;
-    }
+    at = gallop(docs, n, at, doc);
+    if (at >= n) return;
     if (docs[at] !== doc) continue;
     let w: number;
     let t: number;
