@@ -951,7 +951,14 @@ export class MemoryIndex {
             const i = slot[docs[at]!]!;
             if (i >= 0) add(i, list, at);
           }
-        } else addSought(list, hits, pre, full);
+        } else {
+          // A longer one, not kept by entry: the hits sought in it.
+          const cursor = new Cursor(list);
+          for (let i = 0; i < hits.length; i++) {
+            const at = cursor.seek(hits[i]!);
+            if (at >= 0) add(i, list, at);
+          }
+        }
       }
     }
     // An entry without a title position has only title terms of 0; a Float32Array's store rounds
@@ -1023,40 +1030,6 @@ export class MemoryIndex {
       }
     }
     return finish(res, whole ? this.docNorm.data[doc]! : 0);
-  }
-}
-
-/**
- * orScores' sums for a list longer than the hits whose terms are not all kept by entry (a word in
- * fewer than half the entries, or one whose kept terms the budget did not let grow): each hit
- * sought in it (gallop, from the last one found), its terms added, in locals.
- * A Float32Array's store rounds as Math.fround.
- */
-function addSought(list: Postings, hits: Int32Array, pre: Float32Array, full: Float32Array): void {
-  const docs = list.docs.data;
-  const n = list.docs.length;
-  const termed = list.termed;
-  const kept = list.kept;
-  const byDoc = list.byDoc;
-  let at = 0;
-  for (let i = 0; i < hits.length; i++) {
-    const doc = hits[i]!;
-    at = gallop(docs, n, at, doc);
-    if (at >= n) return;
-    if (docs[at] !== doc) continue;
-    let w: number;
-    let t: number;
-    if (at < termed) {
-      const k = 2 * (byDoc ? doc : at);
-      w = kept![k]!;
-      t = kept![k + 1]!;
-    } else {
-      lexemeTerms(list.positions.data, list.starts.data[at]!, list.end(at));
-      w = terms.whole;
-      t = terms.title;
-    }
-    full[i] = full[i]! + w;
-    if (t !== 0) pre[i] = pre[i]! + t;
   }
 }
 
