@@ -134,32 +134,40 @@ class Postings {
   }
 }
 
+/**
+ * The first index from `from` of the `n` sorted `docs` holding `doc` or more (n when none): gallops
+ * from there (steps doubling), then searches the last step by halves.
+ */
+function gallop(docs: Int32Array, n: number, from: number, doc: number): number {
+  let lo = from;
+  if (lo < n && docs[lo]! < doc) {
+    let step = 1;
+    let hi = lo + 1;
+    while (hi < n && docs[hi]! < doc) {
+      lo = hi;
+      step <<= 1;
+      hi = lo + step;
+    }
+    if (hi > n) hi = n;
+    lo++;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (docs[mid]! < doc) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return lo;
+}
+
 /** Walks a posting list to entries in increasing order: the index of each, or -1. */
 class Cursor {
   private at = 0;
   constructor(readonly list: Postings) {}
 
-  /** Gallops from where it is (steps doubling), then searches the last step by halves. */
   seek(doc: number): number {
     const docs = this.list.docs.data;
     const n = this.list.docs.length;
-    let lo = this.at;
-    if (lo < n && docs[lo]! < doc) {
-      let step = 1;
-      let hi = lo + 1;
-      while (hi < n && docs[hi]! < doc) {
-        lo = hi;
-        step <<= 1;
-        hi = lo + step;
-      }
-      if (hi > n) hi = n;
-      lo++;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (docs[mid]! < doc) lo = mid + 1;
-        else hi = mid;
-      }
-    }
+    const lo = gallop(docs, n, this.at, doc);
     this.at = lo;
     return lo < n && docs[lo] === doc ? lo : -1;
   }
@@ -943,7 +951,14 @@ export class MemoryIndex {
             const i = slot[docs[at]!]!;
             if (i >= 0) add(i, list, at);
           }
-        } else addSought(list, hits, pre, full);
+        } else {
+          // A longer one, not kept by entry: the hits sought in it.
+          const cursor = new Cursor(list);
+          for (let i = 0; i < hits.length; i++) {
+            const at = cursor.seek(hits[i]!);
+            if (at >= 0) add(i, list, at);
+          }
+        }
       }
     }
     // An entry without a title position has only title terms of 0; a Float32Array's store rounds
@@ -1015,57 +1030,6 @@ export class MemoryIndex {
       }
     }
     return finish(res, whole ? this.docNorm.data[doc]! : 0);
-  }
-}
-
-/**
- * orScores' sums for a list longer than the hits whose terms are not all kept by entry (a word in
- * fewer than half the entries, or one whose kept terms the budget did not let grow): each hit
- * sought in it (galloping from the last one found, as Cursor.seek), its terms added, in locals.
- * A Float32Array's store rounds as Math.fround.
- */
-function addSought(list: Postings, hits: Int32Array, pre: Float32Array, full: Float32Array): void {
-  const docs = list.docs.data;
-  const n = list.docs.length;
-  const termed = list.termed;
-  const kept = list.kept;
-  const byDoc = list.byDoc;
-  let at = 0;
-  for (let i = 0; i < hits.length; i++) {
-    const doc = hits[i]!;
-    if (docs[at]! < doc) {
-      let lo = at;
-      let step = 1;
-      let hi = lo + 1;
-      while (hi < n && docs[hi]! < doc) {
-        lo = hi;
-        step <<= 1;
-        hi = lo + step;
-      }
-      if (hi > n) hi = n;
-      lo++;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (docs[mid]! < doc) lo = mid + 1;
-        else hi = mid;
-      }
-      at = lo;
-      if (at >= n) return;
-    }
-    if (docs[at] !== doc) continue;
-    let w: number;
-    let t: number;
-    if (at < termed) {
-      const k = 2 * (byDoc ? doc : at);
-      w = kept![k]!;
-      t = kept![k + 1]!;
-    } else {
-      lexemeTerms(list.positions.data, list.starts.data[at]!, list.end(at));
-      w = terms.whole;
-      t = terms.title;
-    }
-    full[i] = full[i]! + w;
-    if (t !== 0) pre[i] = pre[i]! + t;
   }
 }
 
