@@ -115,6 +115,8 @@ export function queriesFor(words: string[], docs: readonly Doc[]): string[] {
     `${mid} OR ${rare}`,
     `${w1} ${mid} OR ${rare}`,
     `${rare} OR ${mid} -${w2}`,
+    `${mid} -${w1} -${w2}`,
+    `${w1} -${mid.slice(0, 3)}*`,
     'cafe',
     'café crème',
     'nothingmatchesthis',

@@ -509,6 +509,38 @@ describe('the in-memory ranked-search index on PostgreSQL answers as its SQL pat
     assert.equal(indexed.stats.indexAnswers, before, 'a phrase over it goes by SQL');
   });
 
+  it('ranks the hits of a negation, with words in their title or none, as SQL does', async () => {
+    // ts_rank of an AND over an entry holding one of its words is its floor (1e-20), or 0 over a
+    // title without words: the candidates' first key, so the entries with titles come first.
+    const l = await openPg(await server().createDatabase());
+    const docs: Doc[] = [];
+    for (let i = 0; i < 40; i++) {
+      docs.push({
+        seq: i,
+        id: `neg-${i}`,
+        projectId: 'p',
+        title: i % 3 === 0 ? '— … —' : `apple ${i % 2 === 0 ? 'berry' : 'report'} ${i}`,
+        content: `${i % 4 === 0 ? 'berry ' : ''}${i % 5 === 0 ? 'cherry ' : ''}apple pie ${'crust '.repeat(i % 7)}number ${i}`,
+        createdAt: at(900 + (i % 6)),
+      });
+    }
+    await writeDocs(l, docs);
+    const engine = engineOf(l);
+    const { plain, indexed } = await storesOf(l, 6);
+    for (const text of ['apple -berry', 'apple -berry -cherry', 'apple -ber*', 'apple crust -berry', 'apple OR pie -cherry']) {
+      const total = (await plain.searchEntries({ projectId: 'p', text, limit: 1 })).total;
+      assert.ok(total > 6, `${text}: more hits (${total}) than candidates`);
+      for (const [limit, offset] of [
+        [4, 0],
+        [4, 4],
+        [5, 6],
+        [30, 0],
+      ] as const) {
+        await fromIndex(engine, indexed, plain, { projectId: 'p', text, limit, offset });
+      }
+    }
+  });
+
   it('adds an entry committed after one numbered above it (two projects written at once) and keeps answering from the index, with no rebuild', async () => {
     const { l, words } = await corpusLedger(handDocs);
     const engine = engineOf(l);
