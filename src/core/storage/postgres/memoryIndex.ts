@@ -124,6 +124,11 @@ class Postings {
    */
   byDoc = false;
 
+  /** Whether the terms of every entry of the list are kept, in room for all `entries` of the index when kept by entry. */
+  allTermed(entries: number): boolean {
+    return this.termed === this.docs.length && (!this.byDoc || this.kept!.length >= 2 * entries);
+  }
+
   /** The terms of the entry at index `at` into `terms`: kept ones when there are, else computed. */
   termsAt(at: number): void {
     if (at < this.termed) {
@@ -905,7 +910,7 @@ export class MemoryIndex {
     const entries = this.docN.length;
     if (n < Math.max(FREQUENT_MIN, FREQUENT_SHARE * entries)) return;
     if (!list.kept) list.byDoc = 2 * n >= entries;
-    if (list.termed === n && (!list.byDoc || list.kept!.length >= 2 * entries)) return;
+    if (list.allTermed(entries)) return;
     const slots = list.byDoc ? entries : n;
     if (!list.kept || list.kept.length < 2 * slots) {
       const room = slots + (slots >> 3);
@@ -947,7 +952,7 @@ export class MemoryIndex {
     for (const lists of operands) {
       for (const list of lists) {
         this.termed(list);
-        if (list.byDoc && list.termed === list.docs.length && list.kept!.length >= 2 * this.docN.length) {
+        if (list.byDoc && list.allTermed(this.docN.length)) {
           // Kept by entry (0 where the entry lacks the word, and adding 0 changes no sum).
           const kept = list.kept!;
           for (let i = 0; i < hits.length; i++) {
