@@ -188,16 +188,16 @@ export class SqlQueueStore implements QueueStore {
 
   async createProject(p: NewQueueProject, actor: Actor): Promise<QueueProject> {
     return this.db.write(function* (d) {
-      if (yield* projectRow(d, p.projectId)) {
+      const made = yield* run(
+        `INSERT INTO projects (project_id, name, created_at, description, status, updated_at, default_max_retries, default_lease_minutes, reaper_interval_minutes)
+         VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?) ON CONFLICT (project_id) DO NOTHING`,
+        [p.projectId, p.projectId, p.at, p.description, p.at, p.config.defaultMaxRetries, p.config.defaultLeaseDurationMinutes, p.config.reaperIntervalMinutes],
+      );
+      if (made.changes === 0) {
         throw new LedgerError('conflict', `Project ${p.projectId} already exists. Use get_project to see it, or join_project to work in it.`, {
           details: { projectId: p.projectId },
         });
       }
-      yield* run(
-        `INSERT INTO projects (project_id, name, created_at, description, status, updated_at, default_max_retries, default_lease_minutes, reaper_interval_minutes)
-         VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
-        [p.projectId, p.projectId, p.at, p.description, p.at, p.config.defaultMaxRetries, p.config.defaultLeaseDurationMinutes, p.config.reaperIntervalMinutes],
-      );
       yield* audit({ projectId: p.projectId, at: p.at, actor, action: 'project_created', details: { description: p.description, config: p.config } });
       return yield* toProject((yield* projectRow(d, p.projectId))!);
     });
@@ -239,14 +239,9 @@ export class SqlQueueStore implements QueueStore {
   async createTaskType(t: NewTaskType, actor: Actor): Promise<TaskType> {
     return this.db.write(function* (d) {
       const project = yield* openProjectRow(d, t.projectId, 'task types');
-      if (yield* get('SELECT 1 AS x FROM task_types WHERE project_id = ? AND name = ?', [t.projectId, t.name])) {
-        throw new LedgerError('conflict', `Task type "${t.name}" already exists in project ${t.projectId}. Use get_task_type to see it, or choose another name.`, {
-          details: { projectId: t.projectId, name: t.name },
-        });
-      }
-      yield* run(
+      const made = yield* run(
         `INSERT INTO task_types (type_id, project_id, name, template, variables, duplicate_handling, max_retries, lease_minutes, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, name) DO NOTHING`,
         [
           t.id,
           t.projectId,
@@ -259,6 +254,11 @@ export class SqlQueueStore implements QueueStore {
           t.at,
         ],
       );
+      if (made.changes === 0) {
+        throw new LedgerError('conflict', `Task type "${t.name}" already exists in project ${t.projectId}. Use get_task_type to see it, or choose another name.`, {
+          details: { projectId: t.projectId, name: t.name },
+        });
+      }
       yield* audit({ projectId: t.projectId, at: t.at, actor, action: 'task_type_created', details: { typeId: t.id, name: t.name } });
       return toType((yield* get<TypeRow>('SELECT * FROM task_types WHERE type_id = ?', [t.id]))!);
     });
@@ -290,14 +290,16 @@ export class SqlQueueStore implements QueueStore {
       if (tasks.some((t) => t.typeId === '')) {
         let fallback = yield* get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]);
         if (!fallback) {
+          // Another writer may be creating it at this moment (PostgreSQL, READ COMMITTED): the
+          // insert then waits for it and does nothing, and the next statement sees its row.
           const id = newQueueId();
-          yield* run(
+          const made = yield* run(
             `INSERT INTO task_types (type_id, project_id, name, template, variables, duplicate_handling, max_retries, lease_minutes, created_at)
-             VALUES (?, ?, 'default', NULL, '[]', 'allow', ?, ?, ?)`,
+             VALUES (?, ?, 'default', NULL, '[]', 'allow', ?, ?, ?) ON CONFLICT (project_id, name) DO NOTHING`,
             [id, projectId, Number(project.default_max_retries), Number(project.default_lease_minutes), at],
           );
-          yield* audit({ projectId, at, actor, action: 'task_type_created', details: { typeId: id, name: 'default', auto: true } });
-          fallback = (yield* get<TypeRow>('SELECT * FROM task_types WHERE type_id = ?', [id]))!;
+          if (made.changes > 0) yield* audit({ projectId, at, actor, action: 'task_type_created', details: { typeId: id, name: 'default', auto: true } });
+          fallback = (yield* get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]))!;
         }
         types.set('', fallback);
       }
@@ -384,7 +386,11 @@ export class SqlQueueStore implements QueueStore {
   async registerAgent(a: AgentAuth & { at: string }, actor: Actor): Promise<Agent> {
     return this.db.write(function* (d) {
       yield* openProjectRow(d, a.projectId, 'agents');
-      if (yield* get('SELECT 1 AS x FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name])) {
+      const made = yield* run(
+        "INSERT INTO agents (project_id, name, key_hash, status, session_id, connected_at, last_seen) VALUES (?, ?, ?, 'idle', ?, ?, ?) ON CONFLICT (project_id, name) DO NOTHING",
+        [a.projectId, a.name, a.keyHash, a.sessionId, a.at, a.at],
+      );
+      if (made.changes === 0) {
         throw new LedgerError(
           'conflict',
           `Agent name "${a.name}" is already registered in project ${a.projectId}. Pass its apiKey to reconnect, or choose another name (or none, to get one).`,
@@ -393,14 +399,6 @@ export class SqlQueueStore implements QueueStore {
           },
         );
       }
-      yield* run("INSERT INTO agents (project_id, name, key_hash, status, session_id, connected_at, last_seen) VALUES (?, ?, ?, 'idle', ?, ?, ?)", [
-        a.projectId,
-        a.name,
-        a.keyHash,
-        a.sessionId,
-        a.at,
-        a.at,
-      ]);
       yield* audit({ projectId: a.projectId, at: a.at, actor, action: 'agent_registered', agentName: a.name });
       return toAgent((yield* get<AgentRow>('SELECT * FROM agents WHERE project_id = ? AND name = ?', [a.projectId, a.name]))!);
     });

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pg from 'pg';
 import { ledgerLabel, loadConfig } from '../../../../src/core/config';
-import { isLedgerError } from '../../../../src/core/errors';
+import { isLedgerError, type LedgerError } from '../../../../src/core/errors';
 import { createLogger } from '../../../../src/core/log';
 import { numberPlaceholders, type PgEngine } from '../../../../src/core/storage/postgres/engine';
 import { PgProgressStore } from '../../../../src/core/storage/postgres/progressRepo';
@@ -19,6 +19,7 @@ import { openLedger } from '../../../../src/core/storage/openLedger';
 import type { Ledger } from '../../../../src/core/storage/store';
 import { PG_TEST_PASSWORD, usePostgres } from '../../../helpers/postgres';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
+import { waitFor } from '../../../helpers/wait';
 
 const operator = { kind: 'operator' as const, name: 'tester' };
 
@@ -176,6 +177,95 @@ describe('PostgreSQL backend with several servers on one database', function () 
     assert.equal(all.length, 240);
     assert.equal(new Set(all).size, 240, 'no task handed out twice');
     assert.ok(taken.filter((t) => t.length > 0).length >= 6, `the work was shared: ${taken.map((t) => t.length).join(', ')}`);
+  });
+
+  it("creates a project's default task type once when writers race to it, and answers a create that races another with the taken name", async () => {
+    const url = await server().createDatabase();
+    const ledger = await open(url);
+    const at = (): string => new Date().toISOString();
+    const config = { defaultMaxRetries: 3, defaultLeaseDurationMinutes: 10, reaperIntervalMinutes: 1 };
+    await ledger.queue.createProject({ projectId: 'p', description: '', config, at: at() }, operator);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    // Another writer's transaction has inserted the row and not committed; the call under test must
+    // be waiting on it (PostgreSQL holds the insert on the unique key) when it commits.
+    const racing = async <T>(insert: string, params: unknown[], call: () => Promise<T>): Promise<PromiseSettledResult<T>> => {
+      await other.query('BEGIN');
+      await other.query(insert, params);
+      const pending = call().then(
+        (value): PromiseSettledResult<T> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<T> => ({ status: 'rejected', reason }),
+      );
+      await waitFor(async () => {
+        const waiting = await other.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        return Number(waiting.rows[0]!.n) === 1;
+      }, 'the call to wait for the other insert');
+      await other.query('COMMIT');
+      return pending;
+    };
+    const refused = (outcome: PromiseSettledResult<unknown>, said: RegExp): void => {
+      assert.equal(outcome.status, 'rejected', 'the create that lost the race is refused');
+      const err = (outcome as PromiseRejectedResult).reason as LedgerError;
+      assert.equal(err.code, 'conflict');
+      assert.match(err.message, said);
+      assert.doesNotMatch(err.message, /duplicate key|constraint/);
+    };
+    try {
+      const typeColumns = 'INSERT INTO task_types (type_id, project_id, name, variables, duplicate_handling, max_retries, lease_minutes, created_at)';
+      const added = await racing(`${typeColumns} VALUES ('held', 'p', 'default', '[]', 'allow', 3, 10, $1)`, [at()], () =>
+        ledger.queue.addTasks('p', [{ id: 't1', typeId: '', instructions: 'first task', variables: null, variablesKey: null }], at(), operator),
+      );
+      assert.equal(added.status, 'fulfilled', added.status === 'rejected' ? String(added.reason) : '');
+      const [outcome] = (added as PromiseFulfilledResult<Awaited<ReturnType<Ledger['queue']['addTasks']>>>).value;
+      assert.equal(outcome!.kind, 'created');
+      assert.equal((outcome as { task: { typeId: string } }).task.typeId, 'held', 'the task took the default type the other writer made');
+      assert.deepEqual(
+        (await ledger.queue.listTaskTypes('p')).map((t) => [t.id, t.name]),
+        [['held', 'default']],
+      );
+
+      refused(
+        await racing(`${typeColumns} VALUES ('held2', 'p', 'review', '[]', 'allow', 3, 10, $1)`, [at()], () =>
+          ledger.queue.createTaskType(
+            {
+              id: 'mine',
+              projectId: 'p',
+              name: 'review',
+              template: null,
+              variables: [],
+              duplicateHandling: 'allow',
+              maxRetries: undefined,
+              leaseDurationMinutes: undefined,
+              at: at(),
+            },
+            operator,
+          ),
+        ),
+        /Task type "review" already exists in project p/,
+      );
+      refused(
+        await racing("INSERT INTO projects (project_id, name, created_at, status) VALUES ('q', 'q', $1, 'active')", [at()], () =>
+          ledger.queue.createProject({ projectId: 'q', description: '', config, at: at() }, operator),
+        ),
+        /Project q already exists/,
+      );
+      refused(
+        await racing("INSERT INTO agents (project_id, name, key_hash, status, connected_at, last_seen) VALUES ('p', 'a1', 'k', 'idle', $1, $1)", [at()], () =>
+          ledger.queue.registerAgent({ name: 'a1', projectId: 'p', keyHash: 'mine', sessionId: null, at: at() }, operator),
+        ),
+        /Agent name "a1" is already registered in project p/,
+      );
+      // Nothing of the refused calls was written: the rows are the other writer's.
+      assert.deepEqual((await ledger.queue.listTaskTypes('p')).map((t) => t.id).sort(), ['held', 'held2']);
+      assert.equal((await ledger.queue.agentAuth('p', 'a1'))?.keyHash, 'k');
+      const audit = await other.query<{ action: string }>('SELECT action FROM queue_audit ORDER BY id');
+      assert.deepEqual(
+        audit.rows.map((r) => r.action),
+        ['project_created', 'task_added'],
+      );
+    } finally {
+      await other.end();
+    }
   });
 
   it('reaps each expired lease once when the reaper runs on every server at once', async () => {
