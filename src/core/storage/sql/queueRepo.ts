@@ -288,7 +288,8 @@ export class SqlQueueStore implements QueueStore {
       let created = 0;
       const project = yield* openProjectRow(d, projectId, 'tasks');
       if (tasks.some((t) => t.typeId === '')) {
-        let fallback = yield* get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]);
+        const defaultType = (): Sql<TypeRow | undefined> => get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]);
+        let fallback = yield* defaultType();
         if (!fallback) {
           // Another writer may be creating it at this moment (PostgreSQL, READ COMMITTED): the
           // insert then waits for it and does nothing, and the next statement sees its row.
@@ -299,7 +300,7 @@ export class SqlQueueStore implements QueueStore {
             [id, projectId, Number(project.default_max_retries), Number(project.default_lease_minutes), at],
           );
           if (made.changes > 0) yield* audit({ projectId, at, actor, action: 'task_type_created', details: { typeId: id, name: 'default', auto: true } });
-          fallback = (yield* get<TypeRow>("SELECT * FROM task_types WHERE project_id = ? AND name = 'default'", [projectId]))!;
+          fallback = (yield* defaultType())!;
         }
         types.set('', fallback);
       }

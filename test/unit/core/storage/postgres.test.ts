@@ -16,6 +16,7 @@ import { entrySearch, fullTextCondition, fullTextTsQuery, phraseRegex, searchWor
 import { checkPostgresUrl, isPostgresUrl, redactUrl, urlPassword } from '../../../../src/core/storage/postgres/url';
 import { copyLedger } from '../../../../src/core/storage/copyLedger';
 import { openLedger } from '../../../../src/core/storage/openLedger';
+import type { AddOutcome } from '../../../../src/core/storage/queueStore';
 import type { Ledger } from '../../../../src/core/storage/store';
 import { PG_TEST_PASSWORD, usePostgres } from '../../../helpers/postgres';
 import { tempDir, useTempDirs } from '../../../helpers/tmp';
@@ -192,10 +193,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
     const racing = async <T>(insert: string, params: unknown[], call: () => Promise<T>): Promise<PromiseSettledResult<T>> => {
       await other.query('BEGIN');
       await other.query(insert, params);
-      const pending = call().then(
-        (value): PromiseSettledResult<T> => ({ status: 'fulfilled', value }),
-        (reason: unknown): PromiseSettledResult<T> => ({ status: 'rejected', reason }),
-      );
+      const pending = Promise.allSettled([call()]).then(([settled]) => settled!);
       await waitFor(async () => {
         const waiting = await other.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
         return Number(waiting.rows[0]!.n) === 1;
@@ -216,7 +214,7 @@ describe('PostgreSQL backend with several servers on one database', function () 
         ledger.queue.addTasks('p', [{ id: 't1', typeId: '', instructions: 'first task', variables: null, variablesKey: null }], at(), operator),
       );
       assert.equal(added.status, 'fulfilled', added.status === 'rejected' ? String(added.reason) : '');
-      const [outcome] = (added as PromiseFulfilledResult<Awaited<ReturnType<Ledger['queue']['addTasks']>>>).value;
+      const [outcome] = (added as PromiseFulfilledResult<AddOutcome[]>).value;
       assert.equal(outcome!.kind, 'created');
       assert.equal((outcome as { task: { typeId: string } }).task.typeId, 'held', 'the task took the default type the other writer made');
       assert.deepEqual(
