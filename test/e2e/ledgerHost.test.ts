@@ -498,6 +498,35 @@ describe('the ledger host (real processes)', function () {
     assert.deepEqual(hostProcesses(db), [], 'no host serves the removed ledger');
   });
 
+  it('refuses a write sent right after its ledger folder was removed (before the host looks again), and the host and its standby exit', async () => {
+    const folder = path.join(tempDir('ap-host-'), 'ledger');
+    const db = path.join(folder, 'data.db');
+    const server = await startHttpServer(db, { env: { AGENT_PROGRESS_HOST_IDLE_MS: '60000' } });
+    servers.push(server);
+    const { client } = await httpClient(server.port);
+    const made = (await client.callTool({ name: 'create_project', arguments: { name: 'first' } })) as { isError?: boolean };
+    assert.ok(!made.isError, JSON.stringify(made));
+    const host = pidFile(db)!.pid;
+    const standby = await waitFor(() => standbyOf(db), 'the standby connected', 30_000, 50);
+    // A call that looks at the folders, then the removal and a write within the host's 100 ms
+    // without looking (GONE_CHECK_MS): the engine refuses the write, and the host sends the
+    // client on as if it had seen the removal first.
+    const looked = (await client.callTool({ name: 'list_projects', arguments: {} })) as { isError?: boolean };
+    assert.ok(!looked.isError, JSON.stringify(looked));
+    const lookedAt = performance.now();
+    fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+    const sentAfter = performance.now() - lookedAt;
+    const refused = (await client.callTool({ name: 'create_project', arguments: { name: 'second' } })) as { isError?: boolean; content: Array<{ text: string }> };
+    assert.ok(sentAfter < 100, `the write was sent ${sentAfter.toFixed(0)} ms after the last look, within the window`);
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.match(refused.content[0]!.text, /ledger folder .*ledger is gone/);
+    await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
+    await client.close();
+    await server.stop();
+    assert.equal(fs.existsSync(folder), false, 'the removed folder stays removed');
+    assert.deepEqual(hostProcesses(db), [], 'no host serves the removed ledger');
+  });
+
   it('a host and its standby exit when their ledger folder is replaced, and write nothing into the new one', async () => {
     const folder = path.join(tempDir('ap-host-'), 'ledger');
     fs.mkdirSync(folder, { mode: 0o700 });
