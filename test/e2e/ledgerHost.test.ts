@@ -475,7 +475,15 @@ describe('the ledger host (real processes)', function () {
     await waitFor(() => hostProcesses(db).length === 0, 'the host and its standby to leave', 10_000);
   });
 
-  it('a host and its standby exit when their ledger folder is removed, and never re-create it (nor does a client that lost them)', async () => {
+  /** A ledger in a folder of its own served over HTTP, a project made in it, its host's standby connected. */
+  async function servedWithStandby(): Promise<{
+    folder: string;
+    db: string;
+    client: Awaited<ReturnType<typeof httpClient>>['client'];
+    server: HttpServerProcess;
+    host: number;
+    standby: number;
+  }> {
     const folder = path.join(tempDir('ap-host-'), 'ledger');
     const db = path.join(folder, 'data.db');
     const server = await startHttpServer(db, { env: { AGENT_PROGRESS_HOST_IDLE_MS: '60000' } });
@@ -485,6 +493,11 @@ describe('the ledger host (real processes)', function () {
     assert.ok(!made.isError, JSON.stringify(made));
     const host = pidFile(db)!.pid;
     const standby = await waitFor(() => standbyOf(db), 'the standby connected', 30_000, 50);
+    return { folder, db, client, server, host, standby };
+  }
+
+  it('a host and its standby exit when their ledger folder is removed, and never re-create it (nor does a client that lost them)', async () => {
+    const { folder, db, client, server, host, standby } = await servedWithStandby();
     // The host may be writing its fresh snapshot into it meanwhile (a file made during the removal: ENOTEMPTY).
     fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
@@ -492,6 +505,25 @@ describe('the ledger host (real processes)', function () {
     const after = (await client.callTool({ name: 'list_projects', arguments: {} })) as { isError?: boolean; content: Array<{ text: string }> };
     assert.equal(after.isError, true, JSON.stringify(after));
     assert.match(after.content[0]!.text, /ledger folder .*ledger is gone/);
+    await client.close();
+    await server.stop();
+    assert.equal(fs.existsSync(folder), false, 'the removed folder stays removed');
+    assert.deepEqual(hostProcesses(db), [], 'no host serves the removed ledger');
+  });
+
+  it('refuses a write sent right after its ledger folder was removed (before the host looks again), and the host and its standby exit', async () => {
+    const { folder, db, client, server, host, standby } = await servedWithStandby();
+    // A call that looks at the folders, then the removal and a write at once: the host does not
+    // look again within 100 ms (GONE_CHECK_MS), the engine refuses the write, and the host sends
+    // the client on as if it had seen the removal first. (Should the host's 2 s check run in
+    // between, the client hears the same.)
+    const looked = (await client.callTool({ name: 'list_projects', arguments: {} })) as { isError?: boolean };
+    assert.ok(!looked.isError, JSON.stringify(looked));
+    fs.rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+    const refused = (await client.callTool({ name: 'create_project', arguments: { name: 'second' } })) as { isError?: boolean; content: Array<{ text: string }> };
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.match(refused.content[0]!.text, /ledger folder .*ledger is gone/);
+    await waitFor(() => !processAlive(host) && !processAlive(standby), 'the host and its standby to exit', 15_000, 50);
     await client.close();
     await server.stop();
     assert.equal(fs.existsSync(folder), false, 'the removed folder stays removed');

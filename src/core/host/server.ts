@@ -100,6 +100,12 @@ export type HostOutcome = 'exited' | 'another-host';
  */
 const CHANGE_WINDOW_MS = 25;
 
+/**
+ * A call looks at the ledger's folders (gone()) unless a call did less than this long ago: three
+ * stats per call were about 20 us of each log_progress through the host (bench/host.mjs).
+ */
+const GONE_CHECK_MS = 100;
+
 /** How long a connection has to say hello, and the more it gets when the deadline fired late (the host was busy). */
 const HELLO_MS = 5_000;
 const LATE_MS = 1_000;
@@ -166,6 +172,8 @@ class Host {
   /** The host folder as this host found it, and whether the ledger file existed yet (a new ledger has none at first). */
   private hostDir: string | undefined;
   private ledgerFileSeen = false;
+  /** When gone() last found the folders there (performance.now(); goneSince). */
+  private lookedAt = -Infinity;
   private readonly token = randomBytes(32).toString('hex');
   private readonly startedAt = new Date();
   private finish!: (outcome: HostOutcome) => void;
@@ -357,8 +365,11 @@ class Host {
         ledgerError: { code: 'permission_denied', message: 'Say hello first', retryable: false },
       } satisfies LedgerErrorData);
     // A retiring host takes no new call: the client sends it to the next host (none when the
-    // ledger's folder is gone: the client says so).
-    const gone = this.retiring ? undefined : this.gone();
+    // ledger's folder is gone: the client says so). The folders are looked at again once
+    // GONE_CHECK_MS has passed since the last look: a write in between is refused by the engine
+    // itself when the ledger's folder is gone or replaced (it looks before every write), and is
+    // then answered as below.
+    const gone = this.retiring ? undefined : this.goneSince(GONE_CHECK_MS);
     if (gone) void this.retire(gone, true);
     if (this.retiring) throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
     this.inFlight++;
@@ -366,6 +377,12 @@ class Host {
       return await run();
     } catch (err) {
       if (err instanceof ResponseError) throw err;
+      // A failure because the folders went meanwhile: retire, and send the client on, as when seen first.
+      const goneNow = this.retiring ? undefined : this.goneSince(0);
+      if (goneNow) {
+        void this.retire(goneNow, true);
+        throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
+      }
       const shape = isLedgerError(err) ? err.toJSON() : { code: 'internal' as const, message: err instanceof Error ? err.message : String(err), retryable: false };
       throw new ResponseError(LEDGER_ERROR_CODE, shape.message, { ledgerError: shape } satisfies LedgerErrorData);
     } finally {
@@ -528,10 +545,19 @@ class Host {
     client.changeTimer.unref();
   }
 
+  /** gone(), unless the folders were looked at less than `ms` ago and were there. */
+  private goneSince(ms: number): string | undefined {
+    const now = performance.now();
+    if (ms > 0 && now - this.lookedAt < ms) return undefined;
+    const gone = this.gone();
+    if (!gone) this.lookedAt = now;
+    return gone;
+  }
+
   /**
    * Why this host must stop serving at once: the folder it serves or its own folder is gone or
    * another one, or the ledger file was removed. A PostgreSQL ledger's host serves its own folder
-   * (servedFolder), and there is no file. One to three stats: run on each tick and call.
+   * (servedFolder), and there is no file. One to three stats: run on each tick, and by calls (goneSince).
    */
   private gone(): string | undefined {
     const served = servedFolder(this.paths);

@@ -393,11 +393,22 @@ export class SqliteEngine {
     try {
       // Upkeep is journaled apart (it is not counted as a change); data writes share one record.
       let start = 0;
+      let open = false;
+      // A ledger host's engine keeps the lock past its writes (lockLingerMs): it may answer first.
+      const answerFirst = (this.options.lockLingerMs ?? 0) > 0;
       while (start < batch.length) {
         let end = start + 1;
         while (end < batch.length && batch[end]!.maintenance === batch[start]!.maintenance) end++;
-        this.commitLocked(batch.slice(start, end));
+        open = this.commitLocked(batch.slice(start, end), answerFirst && end === batch.length);
         start = end;
+      }
+      if (open) {
+        // The last record is durable and its writers answered: their answers leave in this
+        // turn's promise jobs (a ledger host's replies), and the database in memory commits in
+        // the next turn, still under the mutex and the lock. Meanwhile a read sees the written
+        // rows (one connection) and no other process can append a record for it to apply.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        this.finishCommit();
       }
     } finally {
       this.dropLock();
@@ -972,8 +983,12 @@ export class SqliteEngine {
     return outcome!.value;
   }
 
-  /** Runs the writes of `batch` in one transaction, a savepoint each, and journals them as one record. */
-  private commitLocked(batch: PendingWrite[]): void {
+  /**
+   * Runs the writes of `batch` in one transaction, a savepoint each when there are several, and
+   * journals them as one record. With `answerFirst`, a durable record's writers are answered
+   * before the database in memory commits: it returns true, and the caller calls finishCommit.
+   */
+  private commitLocked(batch: PendingWrite[], answerFirst = false): boolean {
     let settled: Array<{ item: PendingWrite; ok: boolean; value: unknown }> = [];
     try {
       this.checkFolder();
@@ -984,7 +999,7 @@ export class SqliteEngine {
       this.assertUsable();
     } catch (err) {
       for (const item of batch) item.reject(err);
-      return;
+      return false;
     }
     const journal = this.journal!;
     const ops: Op[] = [];
@@ -992,17 +1007,24 @@ export class SqliteEngine {
     const now = Date.now();
     this.control('BEGIN');
     let keyed = 0;
+    // A write alone needs no savepoint: when it fails, the transaction holds nothing else.
+    const savepoints = batch.length > 1;
     for (const item of batch) {
       const mark = ops.length;
-      this.control('SAVEPOINT w');
+      if (savepoints) this.control('SAVEPOINT w');
       try {
         const value = this.runWrite(item, tx, now);
-        this.control('RELEASE w');
+        if (savepoints) this.control('RELEASE w');
         settled.push({ item, ok: true, value });
         if (item.key) keyed++;
       } catch (err) {
-        this.control('ROLLBACK TO w');
-        this.control('RELEASE w');
+        if (savepoints) {
+          this.control('ROLLBACK TO w');
+          this.control('RELEASE w');
+        } else {
+          this.control('ROLLBACK');
+          this.control('BEGIN');
+        }
         ops.length = mark;
         settled.push({ item, ok: false, value: err });
       }
@@ -1014,7 +1036,7 @@ export class SqliteEngine {
     if (ops.length === 0) {
       this.control('COMMIT');
       for (const s of settled) (s.ok ? s.item.resolve : s.item.reject)(s.value);
-      return;
+      return false;
     }
     const seq = this.lastSeq + 1;
     const maintenance = batch[0]!.maintenance;
@@ -1037,9 +1059,9 @@ export class SqliteEngine {
       );
       settled = settled.map((s) => (s.ok ? { item: s.item, ok: false, value: failure } : s));
       for (const s of settled) s.item.reject(s.value);
-      return;
+      return false;
     }
-    this.control('COMMIT');
+    if (!answerFirst) this.control('COMMIT');
     journal.offset += record.length;
     this.filesSeenAt = Date.now();
     this.lastSeq = seq;
@@ -1047,9 +1069,36 @@ export class SqliteEngine {
     this.ownSeq = seq;
     if (this.freshSince === undefined) this.freshSinceSeq = seq;
     const origins = settled.filter((s) => s.ok).map((s) => s.item.origin ?? -1);
+    // Before the writers hear back: a listener in this process (a store's cache) learns of the
+    // change before its caller's next statement.
     this.emit({ foreign: false, seq, maintenance, origins });
-    this.scheduleCheckpointIfDue();
+    if (!answerFirst) this.scheduleCheckpointIfDue();
     for (const s of settled) (s.ok ? s.item.resolve : s.item.reject)(s.value);
+    return answerFirst;
+  }
+
+  /**
+   * Commits in memory the transaction whose record commitLocked made durable (answerFirst). Should
+   * the commit fail (sql.js out of memory), the database is read again from the files, which hold
+   * the record: the answers given stay true.
+   */
+  private finishCommit(): void {
+    try {
+      this.control('COMMIT');
+    } catch (err) {
+      this.logger.warn(`Could not commit a journaled write in memory (${(err as Error).message}); reading the ledger again from its files.`);
+      try {
+        this.control('ROLLBACK');
+      } catch {
+        // SQLite already rolled it back
+      }
+      try {
+        this.reloadFromDisk();
+      } catch (reloadErr) {
+        this.logger.error((reloadErr as Error).message);
+      }
+    }
+    this.scheduleCheckpointIfDue();
   }
 
   /** One write inside its savepoint; with a key, answered from `_write_results` if it was applied before. */

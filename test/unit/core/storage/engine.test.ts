@@ -559,6 +559,102 @@ describe('storage engine', () => {
     assert.deepEqual(all(b), { k1: 'v1', k2: 'v2', k3: 'v3' });
   });
 
+  it('with lockLingerMs (a ledger host), answers a durable write before it commits in memory, and a write alone takes no savepoint', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const order: string[] = [];
+    const spy = (engine: SqliteEngine): void => {
+      const inner = engine as unknown as { control(sql: string): void };
+      const control = inner.control.bind(engine);
+      inner.control = (sql) => {
+        order.push(sql);
+        control(sql);
+      };
+    };
+    const host = await open(file, { lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
+    spy(host);
+    let seen: Record<string, string> = {};
+    await put(host, 'a', '1').then(() => {
+      order.push('answered a');
+      // In the answer's own turn: the write is read back (one connection), and the next write queues behind the commit.
+      seen = all(host);
+      return put(host, 'b', '2');
+    });
+    order.push('answered b');
+    await Promise.all([put(host, 'c', '3'), put(host, 'd', '4')]);
+    order.push('answered c, d');
+    const journalBytes = fs.statSync(`${file}.journal`).size;
+    await assert.rejects(
+      host.write((tx) => {
+        tx.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['e', '5']);
+        throw new Error('refused');
+      }),
+      /refused/,
+    );
+    order.push('refused e');
+    assert.equal(fs.statSync(`${file}.journal`).size, journalBytes, 'the refused write left no record');
+    await put(host, 'f', '6');
+    order.push('answered f');
+    await host.close();
+    assert.deepEqual(seen, { a: '1' });
+    assert.deepEqual(order, [
+      'BEGIN',
+      'answered a',
+      'COMMIT',
+      'BEGIN',
+      'answered b',
+      'COMMIT',
+      // Writes queued together: a savepoint each, one commit after both are answered.
+      'BEGIN',
+      'SAVEPOINT w',
+      'RELEASE w',
+      'SAVEPOINT w',
+      'RELEASE w',
+      'answered c, d',
+      'COMMIT',
+      // A write alone that fails: the transaction is rolled back, nothing is journaled.
+      'BEGIN',
+      'ROLLBACK',
+      'BEGIN',
+      'COMMIT',
+      'refused e',
+      'BEGIN',
+      'answered f',
+      'COMMIT',
+    ]);
+    const reopened = await open(file);
+    assert.deepEqual(all(reopened), { a: '1', b: '2', c: '3', d: '4', f: '6' });
+    // A handle without a lingering lock (a direct writer) commits before it answers, and lets the lock go.
+    order.length = 0;
+    spy(reopened);
+    await put(reopened, 'g', '7');
+    order.push('answered g');
+    assert.deepEqual(order, ['BEGIN', 'COMMIT', 'answered g']);
+    assert.equal(fs.existsSync(`${file}.lock`), false);
+  });
+
+  it('with lockLingerMs, holds an answered write when its commit in memory fails: the ledger is read again from its files', async () => {
+    const file = path.join(tempDir(), 'data.db');
+    const log = capture();
+    const host = await open(file, { logger: log.logger, lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
+    await put(host, 'a', '1');
+    const inner = host as unknown as { control(sql: string): void };
+    const control = inner.control.bind(host);
+    let failures = 1;
+    inner.control = (sql) => {
+      if (sql === 'COMMIT' && failures-- > 0) throw new Error('out of memory');
+      control(sql);
+    };
+    await put(host, 'b', '2');
+    await put(host, 'c', '3');
+    assert.deepEqual(all(host), { a: '1', b: '2', c: '3' });
+    assert.ok(
+      log.lines.some((l) => l.includes('Could not commit a journaled write in memory (out of memory)')),
+      log.lines.join('\n'),
+    );
+    await host.close();
+    assert.deepEqual(all(await open(file)), { a: '1', b: '2', c: '3' });
+  });
+
   it('never removes the lock file of a folder that replaced its own while its lock lingered (a ledger host)', async () => {
     const folder = path.join(tempDir(), 'ledger');
     fs.mkdirSync(folder, { mode: 0o700 });
