@@ -172,7 +172,7 @@ class Host {
   /** The host folder as this host found it, and whether the ledger file existed yet (a new ledger has none at first). */
   private hostDir: string | undefined;
   private ledgerFileSeen = false;
-  /** When gone() last found the folders there (performance.now(); goneSince). */
+  /** When gone() last found the folders there (performance.now(); goneLately). */
   private lookedAt = -Infinity;
   private readonly token = randomBytes(32).toString('hex');
   private readonly startedAt = new Date();
@@ -369,7 +369,7 @@ class Host {
     // GONE_CHECK_MS has passed since the last look: a write in between is refused by the engine
     // itself when the ledger's folder is gone or replaced (it looks before every write), and is
     // then answered as below.
-    const gone = this.retiring ? undefined : this.goneSince(GONE_CHECK_MS);
+    const gone = this.retiring ? undefined : this.goneLately();
     if (gone) void this.retire(gone, true);
     if (this.retiring) throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
     this.inFlight++;
@@ -378,7 +378,7 @@ class Host {
     } catch (err) {
       if (err instanceof ResponseError) throw err;
       // A failure because the folders went meanwhile: retire, and send the client on, as when seen first.
-      const goneNow = this.retiring ? undefined : this.goneSince(0);
+      const goneNow = this.retiring ? undefined : this.gone();
       if (goneNow) {
         void this.retire(goneNow, true);
         throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
@@ -545,10 +545,10 @@ class Host {
     client.changeTimer.unref();
   }
 
-  /** gone(), unless the folders were looked at less than `ms` ago and were there. */
-  private goneSince(ms: number): string | undefined {
+  /** gone(), unless a call found the folders there less than GONE_CHECK_MS ago. */
+  private goneLately(): string | undefined {
     const now = performance.now();
-    if (ms > 0 && now - this.lookedAt < ms) return undefined;
+    if (now - this.lookedAt < GONE_CHECK_MS) return undefined;
     const gone = this.gone();
     if (!gone) this.lookedAt = now;
     return gone;
@@ -557,7 +557,7 @@ class Host {
   /**
    * Why this host must stop serving at once: the folder it serves or its own folder is gone or
    * another one, or the ledger file was removed. A PostgreSQL ledger's host serves its own folder
-   * (servedFolder), and there is no file. One to three stats: run on each tick, and by calls (goneSince).
+   * (servedFolder), and there is no file. One to three stats: run on each tick, and by calls (goneLately).
    */
   private gone(): string | undefined {
     const served = servedFolder(this.paths);

@@ -1061,7 +1061,6 @@ export class SqliteEngine {
       for (const s of settled) s.item.reject(s.value);
       return false;
     }
-    if (!answerFirst) this.control('COMMIT');
     journal.offset += record.length;
     this.filesSeenAt = Date.now();
     this.lastSeq = seq;
@@ -1072,15 +1071,15 @@ export class SqliteEngine {
     // Before the writers hear back: a listener in this process (a store's cache) learns of the
     // change before its caller's next statement.
     this.emit({ foreign: false, seq, maintenance, origins });
-    if (!answerFirst) this.scheduleCheckpointIfDue();
+    if (!answerFirst) this.finishCommit();
     for (const s of settled) (s.ok ? s.item.resolve : s.item.reject)(s.value);
     return answerFirst;
   }
 
   /**
-   * Commits in memory the transaction whose record commitLocked made durable (answerFirst). Should
-   * the commit fail (sql.js out of memory), the database is read again from the files, which hold
-   * the record: the answers given stay true.
+   * Commits in memory the transaction whose record commitLocked made durable: before its writers
+   * are answered, or after (answerFirst, from drain). Should the commit fail (sql.js out of
+   * memory), the database is read again from the files, which hold the record.
    */
   private finishCommit(): void {
     try {

@@ -41,6 +41,16 @@ function all(engine: SqliteEngine): Record<string, string> {
   return Object.fromEntries(engine.read((tx) => tx.all<{ k: string; v: string }>('SELECT k, v FROM kv ORDER BY k')).map((r) => [r.k, r.v]));
 }
 
+/** Runs `before` ahead of each transaction statement (BEGIN, COMMIT, SAVEPOINT...) the engine runs. */
+function onControl(engine: SqliteEngine, before: (sql: string) => void): void {
+  const inner = engine as unknown as { control(sql: string): void };
+  const control = inner.control.bind(engine);
+  inner.control = (sql) => {
+    before(sql);
+    control(sql);
+  };
+}
+
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   return Number(child.stdout.toString());
@@ -562,14 +572,7 @@ describe('storage engine', () => {
   it('with lockLingerMs (a ledger host), answers a durable write before it commits in memory, and a write alone takes no savepoint', async () => {
     const file = path.join(tempDir(), 'data.db');
     const order: string[] = [];
-    const spy = (engine: SqliteEngine): void => {
-      const inner = engine as unknown as { control(sql: string): void };
-      const control = inner.control.bind(engine);
-      inner.control = (sql) => {
-        order.push(sql);
-        control(sql);
-      };
-    };
+    const spy = (engine: SqliteEngine): void => onControl(engine, (sql) => order.push(sql));
     const host = await open(file, { lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
     spy(host);
     let seen: Record<string, string> = {};
@@ -637,13 +640,10 @@ describe('storage engine', () => {
     const log = capture();
     const host = await open(file, { logger: log.logger, lockLingerMs: 600_000, lockMaxHoldMs: 600_000 });
     await put(host, 'a', '1');
-    const inner = host as unknown as { control(sql: string): void };
-    const control = inner.control.bind(host);
     let failures = 1;
-    inner.control = (sql) => {
+    onControl(host, (sql) => {
       if (sql === 'COMMIT' && failures-- > 0) throw new Error('out of memory');
-      control(sql);
-    };
+    });
     await put(host, 'b', '2');
     await put(host, 'c', '3');
     assert.deepEqual(all(host), { a: '1', b: '2', c: '3' });
