@@ -10,7 +10,7 @@
 // RSS, the goal's figure, and PSS beside it: RSS counts the pages of the node binary shared by
 // every process again in each, PSS divides them among the processes that share them (on a busy
 // machine, other node processes too). Prints a Markdown table; asserts nothing.
-// Usage: node bench/host.mjs [--entries N] [--calls N] [--warm N] [--before DIR] [--log-only] [--ledger DIR] (needs dist/).
+// Usage: node bench/host.mjs [--entries N] [--calls N] [--warm N] [--idle MS] [--before DIR] [--log-only] [--ledger DIR] (needs dist/).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -38,6 +38,9 @@ const LOG_ONLY = process.argv.includes('--log-only');
 const ledgerIndex = process.argv.indexOf('--ledger');
 const LEDGER = ledgerIndex >= 0 ? path.resolve(process.argv[ledgerIndex + 1]) : undefined;
 const CALLS = arg('--calls', 200);
+// --idle MS: before each timed call of the log_progress rows, wait MS with every process idle (as
+// between an agent's calls) instead of calling a second no-op server.
+const IDLE = arg('--idle', 0);
 // --warm N: N untimed rounds (a no-op call, then a log_progress call to each build's server) before the timed ones. A host the
 // bench seeded itself (no --ledger) has written the ledger's entries just before: warm. A host started on a copied ledger
 // (--ledger) starts for the run, and the timed calls meet its start-up: V8 compiling the write path, its standby starting,
@@ -268,6 +271,8 @@ async function logRows(servers, db) {
   const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
   await noop.client.callTool({ name: 'noop', arguments: {} });
   const noopMem = ["the SDK's own no-op server", mem(memOf(noop.pid)), 'one server within 15 MB of it'];
+  const primer = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
+  await primer.client.callTool({ name: 'noop', arguments: {} });
   // The durability floor, taken between the calls on the same disk: a journal record's worth of
   // bytes appended to a file in the ledger's folder and fdatasynced, as the host does per write.
   const probe = fs.openSync(path.join(path.dirname(db), 'fdatasync-probe'), 'a', 0o600);
@@ -291,25 +296,40 @@ async function logRows(servers, db) {
     await floorCall(`warm ${i}`);
     for (const s of servers) await s.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `warm ${i}`, content: 'a durable write through the host' } });
   }
-  const times = { log: servers.map(() => []), noop: [], sync: [], floor: [] };
+  const times = { log: servers.map(() => []), noop: [], sync: [], floor: [], noopAfterSync: [] };
+  // Every timed call comes right after an untimed call to a second no-op server, so that each
+  // meets the machine in the same state: how long a call takes depends on what ran just before
+  // it. The called server has been idle a round, the client and the CPUs have just been busy. A
+  // no-op call took 0.29-0.39 ms right after the client's own fdatasync (the probe), 0.17 ms
+  // right after another server's call, 0.06 ms right after a call to the same server. Until
+  // 2026-11-28 this loop timed the no-op after the probe, and the ratios over it came out about
+  // half as large. That position is still timed, apart, as a reference row
+  // (bench/results/host-log-order-2026-11-28.md).
+  const noopCall = () => noop.client.callTool({ name: 'noop', arguments: {} });
+  const timed = async (into, call) => {
+    if (IDLE > 0) await new Promise((resolve) => setTimeout(resolve, IDLE));
+    else await primer.client.callTool({ name: 'noop', arguments: {} });
+    const t = performance.now();
+    await call();
+    into.push(performance.now() - t);
+  };
   try {
     for (let i = 0; i < CALLS; i++) {
-      let t = performance.now();
-      await noop.client.callTool({ name: 'noop', arguments: {} });
-      times.noop.push(performance.now() - t);
-      t = performance.now();
-      await floorCall(`bench ${i}`);
-      times.floor.push(performance.now() - t);
+      await timed(times.noop, noopCall);
+      await timed(times.floor, () => floorCall(`bench ${i}`));
       for (let k = 0; k < servers.length; k++) {
         const which = (i + k) % servers.length;
-        t = performance.now();
-        await servers[which].client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } });
-        times.log[which].push(performance.now() - t);
+        await timed(times.log[which], () =>
+          servers[which].client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } }),
+        );
       }
-      t = performance.now();
-      fs.writeSync(probe, record);
-      fs.fdatasyncSync(probe);
-      times.sync.push(performance.now() - t);
+      await timed(times.sync, () => {
+        fs.writeSync(probe, record);
+        fs.fdatasyncSync(probe);
+      });
+      let t = performance.now();
+      await noopCall();
+      times.noopAfterSync.push(performance.now() - t);
     }
   } finally {
     fs.closeSync(probe);
@@ -317,13 +337,14 @@ async function logRows(servers, db) {
     floorHost.stdin.end();
   }
   await noop.client.close();
-  const [none, sync, least] = [p50(times.noop), p50(times.sync), p50(times.floor)];
+  await primer.client.close();
+  const [none, sync, least, afterSync] = [p50(times.noop), p50(times.sync), p50(times.floor), p50(times.noopAfterSync)];
   return times.log.map((logs) => {
     const log = p50(logs);
     return [
       noopMem,
       [
-        `log_progress p50 through the host / a no-op SDK call${WARM > 0 ? ` (after ${WARM} untimed rounds)` : ''}`,
+        `log_progress p50 through the host / a no-op SDK call (each timed call ${IDLE > 0 ? `after ${IDLE} ms idle` : "right after another server's no-op call"}${WARM > 0 ? `; after ${WARM} untimed rounds` : ''})`,
         `${log.toFixed(2)} ms / ${none.toFixed(2)} ms = ${(log / none).toFixed(1)}x`,
         '≤ 3x',
       ],
@@ -335,6 +356,11 @@ async function logRows(servers, db) {
         'reference: the least any separate durable process costs',
       ],
       ['log_progress over that floor', `${(log / least).toFixed(2)}x`, 'reference'],
+      [
+        "a no-op call right after the client's own fdatasync (where this loop timed the no-op until 2026-11-28), p50",
+        `${afterSync.toFixed(2)} ms (log_progress over it: ${(log / afterSync).toFixed(1)}x)`,
+        'reference: what came before a call changes its time',
+      ],
     ];
   });
 }
