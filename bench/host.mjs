@@ -327,7 +327,7 @@ async function logRows(servers, db) {
         fs.writeSync(probe, record);
         fs.fdatasyncSync(probe);
       });
-      let t = performance.now();
+      const t = performance.now();
       await noopCall();
       times.noopAfterSync.push(performance.now() - t);
     }
