@@ -302,9 +302,9 @@ async function logRows(servers, db) {
   // it. The called server has been idle a round, the client and the CPUs have just been busy. A
   // no-op call took 0.29-0.39 ms right after the client's own fdatasync (the probe), 0.17 ms
   // right after another server's call, 0.06 ms right after a call to the same server. Until
-  // 2026-11-28 this loop timed the no-op after the probe, and the ratios over it came out about
-  // half as large. That position is still timed, apart, as a reference row
-  // (bench/results/host-log-order-2026-11-28.md).
+  // 2026-11-28 this loop timed the no-op after the probe and log_progress after another
+  // server's call: two different states. That position is still timed, apart, as a reference
+  // row (bench/results/host-log-order-2026-11-28.md).
   const noopCall = () => noop.client.callTool({ name: 'noop', arguments: {} });
   const timed = async (into, call) => {
     if (IDLE > 0) await new Promise((resolve) => setTimeout(resolve, IDLE));
