@@ -85,6 +85,8 @@ async function connect(command, args, environment) {
   return { client, transport, ms: performance.now() - started, pid: transport.pid };
 }
 
+/** One call of the no-op SDK server's tool. */
+const callNoop = (server) => server.client.callTool({ name: 'noop', arguments: {} });
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function pidIn(file) {
@@ -227,7 +229,7 @@ async function measure(dist) {
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
       const s = await connect(process.execPath, [...LEAN_NODE_ARGS, path.join(root, 'bench', 'noopServer.mjs')], env(db, LEAN_NODE_ENV));
-      await s.client.callTool({ name: 'noop', arguments: {} });
+      await callNoop(s);
       noopTimes.push(performance.now() - started);
       await s.client.close();
     }
@@ -268,11 +270,15 @@ const arena = [];
  * Returns the rows of each.
  */
 async function logRows(servers, db) {
-  const noop = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
-  await noop.client.callTool({ name: 'noop', arguments: {} });
+  const noopServer = async () => {
+    const server = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
+    await callNoop(server);
+    return server;
+  };
+  const noop = await noopServer();
   const noopMem = ["the SDK's own no-op server", mem(memOf(noop.pid)), 'one server within 15 MB of it'];
-  const primer = await connect(process.execPath, [path.join(root, 'bench', 'noopServer.mjs')], env(db));
-  await primer.client.callTool({ name: 'noop', arguments: {} });
+  // The second no-op server, called untimed right before each timed call (below).
+  const primer = await noopServer();
   // The durability floor, taken between the calls on the same disk: a journal record's worth of
   // bytes appended to a file in the ledger's folder and fdatasynced, as the host does per write.
   const probe = fs.openSync(path.join(path.dirname(db), 'fdatasync-probe'), 'a', 0o600);
@@ -291,10 +297,11 @@ async function logRows(servers, db) {
   const floor = await connect(process.execPath, [path.join(root, 'bench', 'floorServer.mjs')], { ...env(db), AGENT_PROGRESS_BENCH_FLOOR_SOCKET: floorSocket });
   const floorCall = (title) => floor.client.callTool({ name: 'log', arguments: { projectId: 'bench', title, content: 'a durable write through the host' } });
   await floorCall('first');
+  const logCall = (server, title) => server.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title, content: 'a durable write through the host' } });
   for (let i = 0; i < WARM; i++) {
-    await noop.client.callTool({ name: 'noop', arguments: {} });
+    await callNoop(noop);
     await floorCall(`warm ${i}`);
-    for (const s of servers) await s.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `warm ${i}`, content: 'a durable write through the host' } });
+    for (const s of servers) await logCall(s, `warm ${i}`);
   }
   const times = { log: servers.map(() => []), noop: [], sync: [], floor: [], noopAfterSync: [] };
   // Every timed call comes right after an untimed call to a second no-op server, so that each
@@ -305,30 +312,27 @@ async function logRows(servers, db) {
   // 2026-11-28 this loop timed the no-op after the probe and log_progress after another
   // server's call: two different states. That position is still timed, apart, as a reference
   // row (bench/results/host-log-order-2026-11-28.md).
-  const noopCall = () => noop.client.callTool({ name: 'noop', arguments: {} });
   const timed = async (into, call) => {
     if (IDLE > 0) await new Promise((resolve) => setTimeout(resolve, IDLE));
-    else await primer.client.callTool({ name: 'noop', arguments: {} });
+    else await callNoop(primer);
     const t = performance.now();
     await call();
     into.push(performance.now() - t);
   };
   try {
     for (let i = 0; i < CALLS; i++) {
-      await timed(times.noop, noopCall);
+      await timed(times.noop, () => callNoop(noop));
       await timed(times.floor, () => floorCall(`bench ${i}`));
       for (let k = 0; k < servers.length; k++) {
         const which = (i + k) % servers.length;
-        await timed(times.log[which], () =>
-          servers[which].client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title: `bench ${i}`, content: 'a durable write through the host' } }),
-        );
+        await timed(times.log[which], () => logCall(servers[which], `bench ${i}`));
       }
       await timed(times.sync, () => {
         fs.writeSync(probe, record);
         fs.fdatasyncSync(probe);
       });
       const t = performance.now();
-      await noopCall();
+      await callNoop(noop);
       times.noopAfterSync.push(performance.now() - t);
     }
   } finally {

@@ -43,6 +43,10 @@ import {
 
 export const DEFAULT_IDLE_MS = 10 * 60_000;
 const RETIRING_CODE = -32051;
+/** The answer to a call a retiring host will not run: the client sends it to the next host. */
+function retiringError(): ResponseError<void> {
+  return new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
+}
 /** After the ledger opens, the host builds ranked search's term index this much later (the standby starts first). */
 const PREPARE_SEARCH_MS = 1_000;
 /**
@@ -371,7 +375,7 @@ class Host {
     // then answered as below.
     const gone = this.retiring ? undefined : this.goneLately();
     if (gone) void this.retire(gone, true);
-    if (this.retiring) throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
+    if (this.retiring) throw retiringError();
     this.inFlight++;
     try {
       return await run();
@@ -381,7 +385,7 @@ class Host {
       const goneNow = this.retiring ? undefined : this.gone();
       if (goneNow) {
         void this.retire(goneNow, true);
-        throw new ResponseError(RETIRING_CODE, 'The ledger host is retiring; ask the next one');
+        throw retiringError();
       }
       const shape = isLedgerError(err) ? err.toJSON() : { code: 'internal' as const, message: err instanceof Error ? err.message : String(err), retryable: false };
       throw new ResponseError(LEDGER_ERROR_CODE, shape.message, { ledgerError: shape } satisfies LedgerErrorData);

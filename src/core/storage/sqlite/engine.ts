@@ -1100,7 +1100,7 @@ export class SqliteEngine {
     this.scheduleCheckpointIfDue();
   }
 
-  /** One write inside its savepoint; with a key, answered from `_write_results` if it was applied before. */
+  /** One write (in its savepoint when it shares the transaction); with a key, answered from `_write_results` if it was applied before. */
   private runWrite(item: PendingWrite, tx: WriteTx, now: number): unknown {
     if (!item.key) return item.fn(tx);
     const done = item.fresh ? undefined : tx.get<{ result: string }>('SELECT result FROM _write_results WHERE id = ?', [item.key]);
