@@ -277,8 +277,8 @@ async function logRows(servers, db) {
   };
   const noop = await noopServer();
   const noopMem = ["the SDK's own no-op server", mem(memOf(noop.pid)), 'one server within 15 MB of it'];
-  // The second no-op server, called untimed right before each timed call (below).
-  const primer = await noopServer();
+  // The second no-op server, called untimed right before each timed call (below); --idle waits instead.
+  const primer = IDLE > 0 ? undefined : await noopServer();
   // The durability floor, taken between the calls on the same disk: a journal record's worth of
   // bytes appended to a file in the ledger's folder and fdatasynced, as the host does per write.
   const probe = fs.openSync(path.join(path.dirname(db), 'fdatasync-probe'), 'a', 0o600);
@@ -295,9 +295,11 @@ async function logRows(servers, db) {
     floorHost.stdout.once('data', resolve);
   });
   const floor = await connect(process.execPath, [path.join(root, 'bench', 'floorServer.mjs')], { ...env(db), AGENT_PROGRESS_BENCH_FLOOR_SOCKET: floorSocket });
-  const floorCall = (title) => floor.client.callTool({ name: 'log', arguments: { projectId: 'bench', title, content: 'a durable write through the host' } });
+  // The floor's tool and log_progress are called with the same arguments.
+  const entry = (title) => ({ projectId: 'bench', title, content: 'a durable write through the host' });
+  const floorCall = (title) => floor.client.callTool({ name: 'log', arguments: entry(title) });
   await floorCall('first');
-  const logCall = (server, title) => server.client.callTool({ name: 'log_progress', arguments: { projectId: 'bench', title, content: 'a durable write through the host' } });
+  const logCall = (server, title) => server.client.callTool({ name: 'log_progress', arguments: entry(title) });
   for (let i = 0; i < WARM; i++) {
     await callNoop(noop);
     await floorCall(`warm ${i}`);
@@ -313,8 +315,8 @@ async function logRows(servers, db) {
   // server's call: two different states. That position is still timed, apart, as a reference
   // row (bench/results/host-log-order-2026-11-28.md).
   const timed = async (into, call) => {
-    if (IDLE > 0) await new Promise((resolve) => setTimeout(resolve, IDLE));
-    else await callNoop(primer);
+    if (primer) await callNoop(primer);
+    else await new Promise((resolve) => setTimeout(resolve, IDLE));
     const t = performance.now();
     await call();
     into.push(performance.now() - t);
@@ -341,7 +343,7 @@ async function logRows(servers, db) {
     floorHost.stdin.end();
   }
   await noop.client.close();
-  await primer.client.close();
+  await primer?.client.close();
   const [none, sync, least, afterSync] = [p50(times.noop), p50(times.sync), p50(times.floor), p50(times.noopAfterSync)];
   return times.log.map((logs) => {
     const log = p50(logs);
