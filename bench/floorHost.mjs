@@ -3,6 +3,8 @@
 // parsing beyond finding the line's end, no database, no protocol library. bench/host.mjs starts
 // it (with bench/floorServer.mjs in front) beside the ledger host, so that log_progress can be
 // read against the least any design with a separate durable process costs on the same machine.
+// The bench also talks to it directly, with no MCP in between: a line that is only `ping` is
+// answered at once, without writing (the round trip between two processes alone).
 // Usage: node bench/floorHost.mjs SOCKET FILE (prints "ready" once listening).
 
 import * as fs from 'node:fs';
@@ -17,8 +19,10 @@ const server = net.createServer((socket) => {
     for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
       const line = pending.slice(0, end + 1);
       pending = pending.slice(end + 1);
-      fs.writeSync(fd, line);
-      fs.fdatasyncSync(fd);
+      if (line !== 'ping\n') {
+        fs.writeSync(fd, line);
+        fs.fdatasyncSync(fd);
+      }
       socket.write('ok\n');
     }
   });

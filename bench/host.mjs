@@ -18,6 +18,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { loadAverage } from './loadAverage.mjs';
@@ -295,6 +296,18 @@ async function logRows(servers, db) {
     floorHost.stdout.once('data', resolve);
   });
   const floor = await connect(process.execPath, [path.join(root, 'bench', 'floorServer.mjs')], { ...env(db), AGENT_PROGRESS_BENCH_FLOOR_SOCKET: floorSocket });
+  // The same floor host reached from this process with no MCP in between: the round trip between
+  // two processes alone (`ping`), and with the line appended and fdatasynced there (the durable hop).
+  const hop = net.connect(floorSocket);
+  await new Promise((resolve, reject) => {
+    hop.once('connect', resolve);
+    hop.once('error', reject);
+  });
+  const hopCall = (line) =>
+    new Promise((resolve) => {
+      hop.once('data', resolve);
+      hop.write(`${line}\n`);
+    });
   // The floor's tool and log_progress are called with the same arguments.
   const entry = (title) => ({ projectId: 'bench', title, content: 'a durable write through the host' });
   const floorCall = (title) => floor.client.callTool({ name: 'log', arguments: entry(title) });
@@ -305,7 +318,7 @@ async function logRows(servers, db) {
     await floorCall(`warm ${i}`);
     for (const s of servers) await logCall(s, `warm ${i}`);
   }
-  const times = { log: servers.map(() => []), noop: [], sync: [], floor: [], noopAfterSync: [] };
+  const times = { log: servers.map(() => []), noop: [], sync: [], floor: [], noopAfterSync: [], ping: [], hop: [] };
   // Every timed call comes right after an untimed call to a second no-op server, so that each
   // meets the machine in the same state: how long a call takes depends on what ran just before
   // it. The called server has been idle a round, the client and the CPUs have just been busy. A
@@ -333,18 +346,21 @@ async function logRows(servers, db) {
         fs.writeSync(probe, record);
         fs.fdatasyncSync(probe);
       });
+      await timed(times.ping, () => hopCall('ping'));
+      await timed(times.hop, () => hopCall(JSON.stringify(entry(`bench ${i}`))));
       const t = performance.now();
       await callNoop(noop);
       times.noopAfterSync.push(performance.now() - t);
     }
   } finally {
     fs.closeSync(probe);
+    hop.destroy();
     await floor.client.close();
     floorHost.stdin.end();
   }
   await noop.client.close();
   await primer?.client.close();
-  const [none, sync, least, afterSync] = [p50(times.noop), p50(times.sync), p50(times.floor), p50(times.noopAfterSync)];
+  const [none, sync, least, afterSync, ping, durableHop] = [p50(times.noop), p50(times.sync), p50(times.floor), p50(times.noopAfterSync), p50(times.ping), p50(times.hop)];
   return times.log.map((logs) => {
     const log = p50(logs);
     return [
@@ -362,6 +378,21 @@ async function logRows(servers, db) {
         'reference: the least any separate durable process costs',
       ],
       ['log_progress over that floor', `${(log / least).toFixed(2)}x`, 'reference'],
+      [
+        'a bare round trip to a second process over a Unix socket (no MCP, nothing written), p50 / the no-op call',
+        `${ping.toFixed(2)} ms = ${(ping / none).toFixed(1)}x`,
+        'reference: waking a process',
+      ],
+      [
+        'a bare durable hop: that round trip, the line appended and fdatasynced there (no MCP), p50 / the no-op call',
+        `${durableHop.toFixed(2)} ms = ${(durableHop / none).toFixed(1)}x`,
+        'reference',
+      ],
+      [
+        'the no-op call + that hop: the least a call answered after a durable write in a second process costs, with no tool, database or protocol of its own',
+        `${(none + durableHop).toFixed(2)} ms = ${((none + durableHop) / none).toFixed(1)}x`,
+        'reference: the goal less this is what the call itself may use',
+      ],
       [
         "a no-op call right after the client's own fdatasync (where this loop timed the no-op until 2026-11-28), p50",
         `${afterSync.toFixed(2)} ms (log_progress over it: ${(log / afterSync).toFixed(1)}x)`,
