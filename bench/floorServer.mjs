@@ -8,6 +8,9 @@ import * as net from 'node:net';
 import * as z from 'zod';
 
 const socket = net.connect(process.env.AGENT_PROGRESS_BENCH_FLOOR_SOCKET);
+// Without its floor host the server cannot answer: it exits, and the bench's call fails instead of waiting.
+socket.on('error', () => undefined);
+socket.on('close', () => process.exit(1));
 const waiting = [];
 let answers = '';
 socket.on('data', (data) => {

@@ -178,7 +178,7 @@ async function measure(dist) {
     const hostPid = pidIn(`${db}.host/host.pid`);
     if (LOG_ONLY) {
       // Every build's server is called in one loop, interleaved (main()).
-      rows.push(...(await new Promise((resolve) => arena.push({ progress: servers[0], db, resolve }))));
+      rows.push(...(await new Promise((resolve, reject) => arena.push({ progress: servers[0], db, resolve, reject }))));
       for (const s of servers) await s.client.close();
       return rows;
     }
@@ -298,14 +298,26 @@ async function logRows(servers, db) {
   const floor = await connect(process.execPath, [path.join(root, 'bench', 'floorServer.mjs')], { ...env(db), AGENT_PROGRESS_BENCH_FLOOR_SOCKET: floorSocket });
   // The same floor host reached from this process with no MCP in between: the round trip between
   // two processes alone (`ping`), and with the line appended and fdatasynced there (the durable hop).
+  // A call waiting for its answer fails if the floor host goes (a socket's error is followed by its close).
   const hop = net.connect(floorSocket);
+  let hopWaiting;
   await new Promise((resolve, reject) => {
     hop.once('connect', resolve);
     hop.once('error', reject);
   });
+  hop.removeAllListeners('error');
+  hop.on('error', () => undefined);
+  const hopGone = () => new Error('bench/floorHost.mjs closed its socket');
+  hop.on('close', () => hopWaiting?.reject(hopGone()));
+  hop.on('data', () => {
+    const waiting = hopWaiting;
+    hopWaiting = undefined;
+    waiting?.resolve();
+  });
   const hopCall = (line) =>
-    new Promise((resolve) => {
-      hop.once('data', resolve);
+    new Promise((resolve, reject) => {
+      if (hop.destroyed) return reject(hopGone());
+      hopWaiting = { resolve, reject };
       hop.write(`${line}\n`);
     });
   // The floor's tool and log_progress are called with the same arguments.
@@ -342,12 +354,13 @@ async function logRows(servers, db) {
         const which = (i + k) % servers.length;
         await timed(times.log[which], () => logCall(servers[which], `bench ${i}`));
       }
+      await timed(times.ping, () => hopCall('ping'));
+      await timed(times.hop, () => hopCall(JSON.stringify(entry(`bench ${i}`))));
+      // Last: the reference no-op below is timed right after this fdatasync.
       await timed(times.sync, () => {
         fs.writeSync(probe, record);
         fs.fdatasyncSync(probe);
       });
-      await timed(times.ping, () => hopCall('ping'));
-      await timed(times.hop, () => hopCall(JSON.stringify(entry(`bench ${i}`))));
       const t = performance.now();
       await callNoop(noop);
       times.noopAfterSync.push(performance.now() - t);
@@ -424,13 +437,21 @@ async function main() {
       ]);
     }
     if (arena.length === builds.length) {
-      const rows = await logRows(
-        arena.map((a) => a.progress),
-        arena[0].db,
-      );
-      arena.forEach((a, i) => a.resolve(rows[i]));
+      try {
+        const rows = await logRows(
+          arena.map((a) => a.progress),
+          arena[0].db,
+        );
+        arena.forEach((a, i) => a.resolve(rows[i]));
+      } catch (err) {
+        // Each build's run stops its host and removes its ledger before the error is told.
+        arena.forEach((a) => a.reject(err));
+      }
     }
-    const results = await Promise.all(runs);
+    const settled = await Promise.allSettled(runs);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const results = settled.map((r) => r.value);
     [before, after] = BEFORE ? results : [undefined, results[0]];
   } else {
     before = BEFORE ? await measure(BEFORE) : undefined;
