@@ -4,32 +4,19 @@
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import * as net from 'node:net';
 import * as z from 'zod';
+import { connectFloor } from './floorClient.mjs';
 
-const socket = net.connect(process.env.AGENT_PROGRESS_BENCH_FLOOR_SOCKET);
+const floor = await connectFloor(process.env.AGENT_PROGRESS_BENCH_FLOOR_SOCKET);
 // Without its floor host the server cannot answer: it exits, and the bench's call fails instead of waiting.
-socket.on('error', () => undefined);
-socket.on('close', () => process.exit(1));
-const waiting = [];
-let answers = '';
-socket.on('data', (data) => {
-  answers += data.toString('utf8');
-  for (let end = answers.indexOf('\n'); end >= 0; end = answers.indexOf('\n')) {
-    answers = answers.slice(end + 1);
-    waiting.shift()?.();
-  }
-});
+floor.socket.on('close', () => process.exit(1));
 
 const server = new McpServer({ name: 'bench-floor', version: '1.0.0' });
 server.registerTool(
   'log',
   { title: 'Log', description: 'Appends its arguments to a file durably and answers.', inputSchema: { projectId: z.string(), title: z.string(), content: z.string() } },
   async (args) => {
-    await new Promise((resolve) => {
-      waiting.push(resolve);
-      socket.write(`${JSON.stringify(args)}\n`);
-    });
+    await floor.send(JSON.stringify(args));
     return { content: [{ type: 'text', text: `Logged: ${args.title}` }] };
   },
 );

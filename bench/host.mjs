@@ -18,9 +18,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
+import { connectFloor } from './floorClient.mjs';
 import { loadAverage } from './loadAverage.mjs';
 
 const require = createRequire(import.meta.url);
@@ -298,28 +298,7 @@ async function logRows(servers, db) {
   const floor = await connect(process.execPath, [path.join(root, 'bench', 'floorServer.mjs')], { ...env(db), AGENT_PROGRESS_BENCH_FLOOR_SOCKET: floorSocket });
   // The same floor host reached from this process with no MCP in between: the round trip between
   // two processes alone (`ping`), and with the line appended and fdatasynced there (the durable hop).
-  // A call waiting for its answer fails if the floor host goes (a socket's error is followed by its close).
-  const hop = net.connect(floorSocket);
-  let hopWaiting;
-  await new Promise((resolve, reject) => {
-    hop.once('connect', resolve);
-    hop.once('error', reject);
-  });
-  hop.removeAllListeners('error');
-  hop.on('error', () => undefined);
-  const hopGone = () => new Error('bench/floorHost.mjs closed its socket');
-  hop.on('close', () => hopWaiting?.reject(hopGone()));
-  hop.on('data', () => {
-    const waiting = hopWaiting;
-    hopWaiting = undefined;
-    waiting?.resolve();
-  });
-  const hopCall = (line) =>
-    new Promise((resolve, reject) => {
-      if (hop.destroyed) return reject(hopGone());
-      hopWaiting = { resolve, reject };
-      hop.write(`${line}\n`);
-    });
+  const hop = await connectFloor(floorSocket);
   // The floor's tool and log_progress are called with the same arguments.
   const entry = (title) => ({ projectId: 'bench', title, content: 'a durable write through the host' });
   const floorCall = (title) => floor.client.callTool({ name: 'log', arguments: entry(title) });
@@ -354,8 +333,8 @@ async function logRows(servers, db) {
         const which = (i + k) % servers.length;
         await timed(times.log[which], () => logCall(servers[which], `bench ${i}`));
       }
-      await timed(times.ping, () => hopCall('ping'));
-      await timed(times.hop, () => hopCall(JSON.stringify(entry(`bench ${i}`))));
+      await timed(times.ping, () => hop.send('ping'));
+      await timed(times.hop, () => hop.send(JSON.stringify(entry(`bench ${i}`))));
       // Last: the reference no-op below is timed right after this fdatasync.
       await timed(times.sync, () => {
         fs.writeSync(probe, record);
@@ -367,7 +346,7 @@ async function logRows(servers, db) {
     }
   } finally {
     fs.closeSync(probe);
-    hop.destroy();
+    hop.socket.destroy();
     await floor.client.close();
     floorHost.stdin.end();
   }
